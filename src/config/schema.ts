@@ -1,0 +1,140 @@
+import { z } from "zod";
+
+/** Parses "15m", "7d", "30s", "2h" or a bare number of seconds into seconds. */
+export function parseDuration(value: string | number): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) && value > 0 ? value : undefined;
+  const m = /^(\d+)\s*(s|m|h|d)?$/.exec(value.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? "s") as "s" | "m" | "h" | "d"];
+  return n > 0 ? n * unit : undefined;
+}
+
+const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const seconds = parseDuration(v);
+  if (seconds === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      message: `invalid duration ${JSON.stringify(v)} (use e.g. 30s, 15m, 7d)`,
+    });
+    return z.NEVER;
+  }
+  return seconds;
+});
+
+const bool = z.union([
+  z.boolean(),
+  z.enum(["true", "false", "1", "0", "yes", "no"]).transform((v) => ["true", "1", "yes"].includes(v)),
+]);
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const stringList = z.union([
+  z.array(z.string()),
+  z.string().transform((v) =>
+    v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ),
+]);
+
+/**
+ * Every configuration key, its type and its default. The one source for the
+ * loader, the environment names (ATTIC_<SECTION>_<KEY>) and config.example.toml.
+ */
+export const configSchema = z.object({
+  server: z
+    .object({
+      host: z.string().min(1).default("0.0.0.0"),
+      port: int(0, 65535).default(8080),
+      trust_proxy: bool.default(false),
+      cors_origins: stringList.default([]),
+      tls_cert: z.string().optional(),
+      tls_key: z.string().optional(),
+      /** Largest JSON body accepted, bytes. */
+      max_json_bytes: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
+      /** Largest request header block, bytes. */
+      max_header_bytes: int(1024, 1024 * 1024).default(16 * 1024),
+      /** Time allowed to receive a request's headers. */
+      headers_timeout: duration.default(20),
+      /** A socket idle (no bytes either way) this long is closed. */
+      idle_timeout: duration.default(120),
+      /** Time allowed for in-flight requests to finish on shutdown. */
+      shutdown_timeout: duration.default(10),
+    })
+    .strict()
+    .prefault({}),
+  storage: z
+    .object({
+      data_dir: z.string().min(1).default("./data"),
+      max_upload_bytes: int(0, Number.MAX_SAFE_INTEGER).default(0),
+    })
+    .strict()
+    .prefault({}),
+  auth: z
+    .object({
+      initial_admin_password: z.string().min(1).optional(),
+      registration_enabled: bool.default(false),
+      access_token_ttl: duration.default(15 * 60),
+      refresh_token_ttl: duration.default(7 * 86400),
+      private_key_file: z.string().optional(),
+      public_key_file: z.string().optional(),
+      max_api_keys_per_user: int(0, 10_000).default(10),
+      /** argon2id memory cost in KiB (OWASP: 19456 with 2 passes). */
+      password_hash_memory_kib: int(1024, 4 * 1024 * 1024).default(19456),
+      password_hash_iterations: int(1, 100).default(2),
+    })
+    .strict()
+    .prefault({}),
+  rate_limit: z
+    .object({
+      enabled: bool.default(true),
+      global_per_minute: int(1, 10_000_000).default(100),
+      login_per_minute: int(1, 10_000_000).default(5),
+      auth_per_minute: int(1, 10_000_000).default(10),
+      user_per_minute: int(1, 10_000_000).default(1000),
+      /** Most distinct clients remembered per limiter; the oldest are forgotten first. */
+      max_tracked_clients: int(100, 10_000_000).default(100_000),
+    })
+    .strict()
+    .prefault({}),
+  log: z
+    .object({
+      level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+    })
+    .strict()
+    .prefault({}),
+  media: z
+    .object({
+      ffmpeg_path: z.string().default("ffmpeg"),
+      ffprobe_path: z.string().default("ffprobe"),
+    })
+    .strict()
+    .prefault({}),
+  watch: z
+    .object({
+      /** Names never indexed in watched folders. */
+      exclude: stringList.default([
+        "@eaDir",
+        "#recycle",
+        ".stversions",
+        "lost+found",
+        "$RECYCLE.BIN",
+        ".Trash-*",
+      ]),
+      include_dotfiles: bool.default(false),
+      /** Rescan interval when live watching is unavailable. */
+      poll_interval: duration.default(300),
+      /** Debounce window for file-system events. */
+      debounce: duration.default(2),
+    })
+    .strict()
+    .prefault({}),
+});
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type Config = Readonly<z.output<typeof configSchema>>;
+
+/** Keys whose values are masked wherever settings are shown. */
+export const SECRET_KEYS = new Set(["auth.initial_admin_password"]);

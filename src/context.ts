@@ -1,0 +1,55 @@
+import type { Config } from "./config/schema.ts";
+import type { Db } from "./db/client.ts";
+import type { AuthService } from "./domain/auth/auth.service.ts";
+import type { UsersRepo } from "./domain/users/users.repo.ts";
+import type { Logger } from "./log.ts";
+import type { Metrics } from "./platform/metrics.ts";
+
+/**
+ * The domain services, built once by the composition root (server.ts) and
+ * shared by the REST and RPC adapters. Each area adds its service here.
+ */
+export interface Services {
+  auth: AuthService;
+  usersRepo: UsersRepo;
+}
+
+/** Everything a transport adapter needs; passed in, never a module singleton. */
+export interface AppContext {
+  cfg: Config;
+  log: Logger;
+  db: Db;
+  metrics: Metrics;
+  services: Services;
+  version: string;
+  /** Absolute data directory. */
+  dataDir: string;
+  /** Reports on optional tools and background work for /health details. */
+  health: HealthRegistry;
+}
+
+export interface HealthCheck {
+  /** "ok" | "degraded" | "unhealthy"; unhealthy turns /health into 503. */
+  status: "ok" | "degraded" | "unhealthy";
+  message?: string;
+  [k: string]: unknown;
+}
+
+/** Components register checks; /health runs them all. */
+export class HealthRegistry {
+  private checks = new Map<string, () => HealthCheck>();
+  register(name: string, check: () => HealthCheck): void {
+    this.checks.set(name, check);
+  }
+  run(): Record<string, HealthCheck> {
+    const out: Record<string, HealthCheck> = {};
+    for (const [name, check] of this.checks) {
+      try {
+        out[name] = check();
+      } catch (err) {
+        out[name] = { status: "unhealthy", message: (err as Error).message };
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,239 @@
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { apiKeys, refreshTokens, users } from "../../db/schema.ts";
+import { AppError } from "../../errors.ts";
+import { newId, nowIso } from "../../platform/ids.ts";
+import type { Metrics } from "../../platform/metrics.ts";
+import type { PasswordHasher } from "../../platform/passwords.ts";
+import type { Actor } from "../actor.ts";
+import { isSubset } from "../permissions.ts";
+import { permissionsOf, type UserRow, type UsersRepo } from "../users/users.repo.ts";
+import { hashSecret, type TokenSigner } from "./tokens.ts";
+
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  user: PublicUser;
+}
+
+export interface PublicUser {
+  id: string;
+  username: string;
+  email: string;
+  organization_id: string;
+  is_active: boolean;
+  created_at: string;
+}
+
+export function publicUser(u: UserRow): PublicUser {
+  return {
+    id: u.id,
+    username: u.username,
+    email: u.email,
+    organization_id: u.organization_id,
+    is_active: u.is_active,
+    created_at: u.created_at,
+  };
+}
+
+interface Deps {
+  db: Db;
+  users: UsersRepo;
+  tokens: TokenSigner;
+  passwords: PasswordHasher;
+  metrics: Metrics;
+}
+
+const BAD_CREDENTIALS = () => new AppError("INVALID_CREDENTIALS", "invalid username or password");
+const BAD_REFRESH = () => new AppError("UNAUTHENTICATED", "invalid or expired refresh token");
+
+/**
+ * Sessions: login, refresh-token rotation, logout, and turning a presented
+ * credential (bearer JWT or API key) into an Actor.
+ */
+export function createAuthService(deps: Deps) {
+  const { db, tokens, passwords, metrics } = deps;
+
+  /** Issues an access token and a refresh token of `family` (a new family when omitted). */
+  async function issue(user: UserRow, family = newId()): Promise<TokenPair> {
+    const userRoles = deps.users.rolesOf(user.id);
+    const access = await tokens.signAccess({
+      sub: user.id,
+      username: user.username,
+      email: user.email,
+      organization_id: user.organization_id,
+      role: userRoles[0]?.name ?? "",
+      permissions: permissionsOf(userRoles),
+    });
+    const refresh = await tokens.signRefresh(user.id, family);
+    db.insert(refreshTokens)
+      .values({
+        id: refresh.jti,
+        user_id: user.id,
+        family_id: family,
+        token_hash: hashSecret(refresh.token),
+        created_at: nowIso(),
+        expires_at: new Date(refresh.exp * 1000).toISOString(),
+      })
+      .run();
+    return {
+      access_token: access.token,
+      refresh_token: refresh.token,
+      expires_in: tokens.accessTtl,
+      user: publicUser(user),
+    };
+  }
+
+  async function login(username: string, password: string): Promise<TokenPair> {
+    const user = deps.users.byUsername(username);
+    const ok = user
+      ? await passwords.verify(user.password_hash, password)
+      : await passwords.verifyDummy(password);
+    if (!user || !ok) {
+      metrics.authAttempts.inc({ method: "password", status: "failure" });
+      throw BAD_CREDENTIALS();
+    }
+    if (!user.is_active) {
+      metrics.authAttempts.inc({ method: "password", status: "inactive" });
+      throw new AppError("ACCOUNT_DISABLED", "this account is deactivated");
+    }
+    metrics.authAttempts.inc({ method: "password", status: "success" });
+    db.update(users).set({ last_login_at: nowIso() }).where(eq(users.id, user.id)).run();
+    return issue(user);
+  }
+
+  /**
+   * Rotates a refresh token (RFC 9700 §4.14.2): the presented token is marked
+   * used in the same statement that checks it is unused, so two concurrent
+   * refreshes cannot both succeed; presenting a used token revokes its family.
+   */
+  async function refresh(refreshToken: string): Promise<TokenPair> {
+    const verified = await tokens.verify(refreshToken, "refresh").catch(() => {
+      metrics.authAttempts.inc({ method: "refresh", status: "failure" });
+      throw BAD_REFRESH();
+    });
+    const now = nowIso();
+    const claimed = db
+      .update(refreshTokens)
+      .set({ used_at: now })
+      .where(
+        and(
+          eq(refreshTokens.id, verified.jti),
+          eq(refreshTokens.token_hash, hashSecret(refreshToken)),
+          isNull(refreshTokens.used_at),
+          isNull(refreshTokens.revoked_at),
+        ),
+      )
+      .returning()
+      .get();
+    if (!claimed) {
+      const row = db.select().from(refreshTokens).where(eq(refreshTokens.id, verified.jti)).get();
+      if (row?.used_at) revokeFamily(row.family_id);
+      metrics.authAttempts.inc({ method: "refresh", status: "failure" });
+      throw BAD_REFRESH();
+    }
+    const user = deps.users.byId(claimed.user_id);
+    if (!user?.is_active) {
+      metrics.authAttempts.inc({ method: "refresh", status: "failure" });
+      throw BAD_REFRESH();
+    }
+    metrics.authAttempts.inc({ method: "refresh", status: "success" });
+    return issue(user, claimed.family_id);
+  }
+
+  function revokeFamily(family: string): void {
+    db.update(refreshTokens)
+      .set({ revoked_at: nowIso() })
+      .where(and(eq(refreshTokens.family_id, family), isNull(refreshTokens.revoked_at)))
+      .run();
+  }
+
+  /** Revokes every refresh token of the user (logout-all, password change, deactivation). */
+  function revokeAllFor(userId: string): void {
+    db.update(refreshTokens)
+      .set({ revoked_at: nowIso() })
+      .where(and(eq(refreshTokens.user_id, userId), isNull(refreshTokens.revoked_at)))
+      .run();
+  }
+
+  /** Revokes the presented refresh token when it belongs to the actor. */
+  async function logout(actor: Actor, refreshToken: string): Promise<void> {
+    const verified = await tokens.verify(refreshToken, "refresh").catch(() => {
+      throw BAD_REFRESH();
+    });
+    if (verified.sub !== actor.userId) throw BAD_REFRESH();
+    db.update(refreshTokens)
+      .set({ revoked_at: nowIso() })
+      .where(and(eq(refreshTokens.id, verified.jti), isNull(refreshTokens.revoked_at)))
+      .run();
+  }
+
+  /** The actor behind a bearer access token; 401 when invalid or the user is inactive. */
+  async function authenticateBearer(token: string): Promise<Actor> {
+    const verified = await tokens.verify(token, "access");
+    const user = deps.users.byId(verified.sub);
+    // Tokens issued before a password change or of a deactivated user stop at once.
+    if (!user?.is_active) throw new AppError("UNAUTHENTICATED", "invalid token");
+    if (user.password_changed_at && Date.parse(user.password_changed_at) > verified.iat * 1000 + 999) {
+      throw new AppError("UNAUTHENTICATED", "token revoked");
+    }
+    const permissions = Array.isArray(verified.claims.permissions)
+      ? (verified.claims.permissions as string[])
+      : [];
+    return {
+      userId: user.id,
+      username: user.username,
+      organizationId: user.organization_id,
+      permissions,
+      isInstanceAdmin: user.is_instance_admin,
+      via: "jwt",
+    };
+  }
+
+  /** The actor behind an API key; its permissions are the key's, never wider than the owner's now. */
+  function authenticateApiKey(secret: string): Actor {
+    const key = db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.key_hash, hashSecret(secret)))
+      .get();
+    const now = nowIso();
+    if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) {
+      metrics.authAttempts.inc({ method: "api_key", status: "failure" });
+      throw new AppError("UNAUTHENTICATED", "invalid API key");
+    }
+    const user = deps.users.byId(key.user_id);
+    if (!user?.is_active) {
+      metrics.authAttempts.inc({ method: "api_key", status: "failure" });
+      throw new AppError("UNAUTHENTICATED", "invalid API key");
+    }
+    const owner = permissionsOf(deps.users.rolesOf(user.id));
+    // Intersect with the owner's current permissions: a demoted owner's keys shrink too.
+    const permissions = key.permissions.filter((p) => isSubset([p], owner));
+    db.update(apiKeys).set({ last_used_at: now }).where(eq(apiKeys.id, key.id)).run();
+    metrics.apiKeyUsage.inc();
+    return {
+      userId: user.id,
+      username: user.username,
+      organizationId: user.organization_id,
+      permissions,
+      isInstanceAdmin: false,
+      via: "apikey",
+      apiKeyId: key.id,
+    };
+  }
+
+  return {
+    login,
+    refresh,
+    logout,
+    revokeAllFor,
+    revokeFamily,
+    issue,
+    authenticateBearer,
+    authenticateApiKey,
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

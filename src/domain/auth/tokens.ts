@@ -1,0 +1,106 @@
+import { createHash, randomBytes } from "node:crypto";
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { AppError } from "../../errors.ts";
+import { newId } from "../../platform/ids.ts";
+import type { SigningKeys } from "../../platform/keys.ts";
+
+export type TokenType = "access" | "refresh";
+
+export interface AccessClaims {
+  sub: string;
+  username: string;
+  email: string;
+  organization_id: string;
+  role: string;
+  permissions: string[];
+}
+
+export interface VerifiedToken {
+  sub: string;
+  jti: string;
+  typ: TokenType;
+  exp: number;
+  iat: number;
+  fam?: string;
+  claims: Record<string, unknown>;
+}
+
+const ISSUER = "attic";
+
+/**
+ * Signs and verifies Attic's JWTs: RS256 only, with a `typ` claim so an
+ * access token cannot stand in for a refresh token or the other way round.
+ */
+export function createTokenSigner(keys: SigningKeys, ttl: { access: number; refresh: number }) {
+  async function sign(
+    typ: TokenType,
+    sub: string,
+    claims: Record<string, unknown>,
+  ): Promise<{ token: string; jti: string; exp: number }> {
+    const jti = newId();
+    const iat = Math.floor(Date.now() / 1000);
+    const exp = iat + (typ === "access" ? ttl.access : ttl.refresh);
+    const token = await new SignJWT({ ...claims, typ })
+      .setProtectedHeader({ alg: "RS256", typ: "JWT" })
+      .setSubject(sub)
+      .setIssuer(ISSUER)
+      .setJti(jti)
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(keys.privateKey);
+    return { token, jti, exp };
+  }
+
+  async function verify(token: string, typ: TokenType): Promise<VerifiedToken> {
+    try {
+      // The key is fixed and only RS256 is allowed: `none`, HS256 with the
+      // public key as secret, and header-supplied keys (jwk/jku/kid) never apply.
+      const { payload, protectedHeader } = await jwtVerify(token, keys.publicKey, {
+        algorithms: ["RS256"],
+        issuer: ISSUER,
+        requiredClaims: ["sub", "jti", "exp", "iat", "typ"],
+      });
+      if (protectedHeader.jwk || protectedHeader.jku || protectedHeader.x5u || protectedHeader.crit) {
+        throw new Error("unexpected key header");
+      }
+      if (payload.typ !== typ) throw new Error(`token type ${String(payload.typ)} is not ${typ}`);
+      return {
+        sub: payload.sub!,
+        jti: payload.jti!,
+        typ,
+        exp: payload.exp!,
+        iat: payload.iat!,
+        ...(typeof payload.fam === "string" ? { fam: payload.fam } : {}),
+        claims: payload as Record<string, unknown>,
+      };
+    } catch (err) {
+      const expired = err instanceof joseErrors.JWTExpired;
+      throw new AppError("UNAUTHENTICATED", expired ? "token expired" : "invalid token", undefined, {
+        cause: err,
+      });
+    }
+  }
+
+  return {
+    signAccess: (claims: AccessClaims) => {
+      const { sub, ...rest } = claims;
+      return sign("access", sub, rest);
+    },
+    signRefresh: (sub: string, family: string) => sign("refresh", sub, { fam: family }),
+    verify,
+    accessTtl: ttl.access,
+    refreshTtl: ttl.refresh,
+  };
+}
+
+export type TokenSigner = ReturnType<typeof createTokenSigner>;
+
+/** SHA-256 hex of a secret: refresh tokens and API keys are stored only as this. */
+export function hashSecret(secret: string): string {
+  return createHash("sha256").update(secret).digest("hex");
+}
+
+/** A new API key: `attic_` + 32 random bytes in base64url. */
+export function newApiKeySecret(): string {
+  return `attic_${randomBytes(32).toString("base64url")}`;
+}

@@ -1,0 +1,107 @@
+import type { MiddlewareHandler } from "hono";
+import { cors } from "hono/cors";
+import type { AppContext } from "../context.ts";
+import { AppError } from "../errors.ts";
+import { RateLimiter } from "../platform/rate-limiter.ts";
+import { clientIp } from "./client-ip.ts";
+import type { Env, Router } from "./env.ts";
+import { requireAuth } from "./middleware/auth.ts";
+import { jsonGuard } from "./middleware/json-guard.ts";
+import { rateLimit } from "./middleware/rate-limit.ts";
+import { requestLog } from "./middleware/request-log.ts";
+import { securityHeaders } from "./middleware/security-headers.ts";
+import { errorResponse, toAppError } from "./on-error.ts";
+import { type Guards, newRouter } from "./router.ts";
+import { mountRoutes } from "./routes/index.ts";
+
+/** Paths never rate limited: probes and scrapers call them on a timer. */
+const UNLIMITED = new Set(["/health", "/api/v1/health", "/metrics"]);
+
+/**
+ * Builds the REST application: middleware in order (request log, security
+ * headers, CORS, client address, per-IP limit, JSON guard), every route
+ * module, the OpenAPI document, and the error mapping.
+ */
+export function createApp(ctx: AppContext): Router {
+  const rl = ctx.cfg.rate_limit;
+  const limiter = (limit: number) => new RateLimiter(limit, rl.max_tracked_clients);
+  const limits = {
+    ip: limiter(rl.global_per_minute),
+    login: limiter(rl.login_per_minute),
+    auth: limiter(rl.auth_per_minute),
+    user: limiter(rl.user_per_minute),
+  };
+  const off: MiddlewareHandler<Env> = async (_c, next) => next();
+  const ipLimit = (name: string, l: RateLimiter): MiddlewareHandler<Env> =>
+    rl.enabled ? rateLimit({ name, limiter: l, metrics: ctx.metrics, key: (c) => c.get("clientIp") }) : off;
+  const guards: Guards = {
+    auth: (permission) => requireAuth(ctx, { user: limits.user, ip: limits.ip }, permission),
+    login: ipLimit("login", limits.login),
+    authEndpoints: ipLimit("auth", limits.auth),
+  };
+
+  const app = newRouter();
+  app.use(requestLog(ctx.log, ctx.metrics));
+  app.use(securityHeaders({ hsts: true }));
+  app.use(
+    cors({
+      origin: (origin) => (ctx.cfg.server.cors_origins.includes(origin) ? origin : null),
+      allowHeaders: ["Authorization", "X-API-Key", "Content-Type", "Range", "If-Range", "X-Content-SHA256"],
+      exposeHeaders: [
+        "Content-Length",
+        "Content-Range",
+        "Content-Disposition",
+        "ETag",
+        "X-Request-Id",
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+      ],
+      maxAge: 600,
+    }),
+  );
+  app.use(async (c, next) => {
+    c.set("clientIp", clientIp(c, ctx.cfg.server.trust_proxy));
+    await next();
+  });
+  if (rl.enabled) {
+    // Unauthenticated traffic is limited per address; authenticated traffic per user (requireAuth).
+    app.use(
+      rateLimit({
+        name: "global",
+        limiter: limits.ip,
+        metrics: ctx.metrics,
+        key: (c) =>
+          UNLIMITED.has(c.req.path) || c.req.header("authorization") || c.req.header("x-api-key")
+            ? undefined
+            : c.get("clientIp"),
+      }),
+    );
+  }
+  app.use("/api/*", jsonGuard(ctx.cfg.server.max_json_bytes));
+
+  mountRoutes(app, ctx, guards);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "ApiKeyAuth", {
+    type: "apiKey",
+    in: "header",
+    name: "X-API-Key",
+  });
+  app.doc("/swagger/doc.json", {
+    openapi: "3.0.3",
+    info: {
+      title: "Attic REST API",
+      version: ctx.version,
+      description: "Self-hosted file and media server. Errors are `{error: {code, message, details?}}`.",
+    },
+  });
+
+  app.notFound((c) => errorResponse(c, new AppError("NOT_FOUND", "no such endpoint")));
+  app.onError((err, c) => errorResponse(c, toAppError(err, c.get("log") ?? ctx.log)));
+  return app;
+}

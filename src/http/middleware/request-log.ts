@@ -1,0 +1,38 @@
+import { randomUUID } from "node:crypto";
+import type { MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import type { Logger } from "../../log.ts";
+import type { Metrics } from "../../platform/metrics.ts";
+import type { Env } from "../env.ts";
+
+/**
+ * Gives each request an id (X-Request-Id), a child logger, and on completion
+ * one log line (method, route, status, duration: never headers or bodies) and
+ * a duration sample.
+ */
+export function requestLog(log: Logger, metrics: Metrics): MiddlewareHandler<Env> {
+  return async function requestLogMiddleware(c, next) {
+    const start = performance.now();
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    const child = log.child({ req_id: requestId });
+    c.set("requestId", requestId);
+    c.set("log", child);
+    await next();
+    c.res.headers.set("X-Request-Id", requestId);
+    const route = c.finalized ? routePath(c) : "unmatched";
+    const status = c.res.status;
+    const seconds = (performance.now() - start) / 1000;
+    metrics.httpRequestDuration.observe({ method: c.req.method, route, status: String(status) }, seconds);
+    const line = {
+      method: c.req.method,
+      route,
+      path: c.req.path,
+      status,
+      ms: Math.round(seconds * 1000 * 10) / 10,
+      user: c.get("actor")?.userId,
+    };
+    if (status >= 500) child.error(line, "request failed");
+    else child.info(line, "request");
+  };
+}

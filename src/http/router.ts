@@ -1,0 +1,75 @@
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import { AppError } from "../errors.ts";
+import type { Env, Router } from "./env.ts";
+
+/**
+ * A router whose request validation failures become 400 ERR_VALIDATION with
+ * the offending fields in `details`, like every other error.
+ */
+export function newRouter(): Router {
+  return new OpenAPIHono<Env>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const issues = result.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+        const first = issues[0];
+        throw new AppError(
+          "VALIDATION",
+          first ? `${first.path || "body"}: ${first.message}` : "invalid request",
+          { issues },
+        );
+      }
+    },
+  });
+}
+
+/** Middlewares a route module may put in front of its routes. */
+export interface Guards {
+  /** Authenticate (401), per-user rate limit, and check `permission` at the entry (403). */
+  auth(permission?: string): MiddlewareHandler<Env>;
+  /** Per-IP limit shared by login and register. */
+  login: MiddlewareHandler<Env>;
+  /** Per-IP limit of the other auth endpoints (refresh, logout, ...). */
+  authEndpoints: MiddlewareHandler<Env>;
+}
+
+/** The error body of every failure, for OpenAPI responses. */
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: "ERR_NOT_FOUND" }),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .openapi("Error");
+
+/** OpenAPI response entries for the given error statuses. */
+export function errorResponses(...statuses: number[]) {
+  const descriptions: Record<number, string> = {
+    400: "Invalid input (ERR_VALIDATION, ERR_WEAK_PASSWORD)",
+    401: "Missing or invalid credentials (ERR_UNAUTHENTICATED, ERR_INVALID_CREDENTIALS)",
+    403: "Not allowed (ERR_PERMISSION_DENIED, ERR_REGISTRATION_DISABLED, ERR_READ_ONLY, ERR_FORBIDDEN_PATH)",
+    404: "Not found, or belongs to another organization (ERR_NOT_FOUND, ERR_FILE_NOT_FOUND, ERR_DIRECTORY_NOT_FOUND)",
+    409: "Conflict (ERR_CONFLICT)",
+    413: "Too large (ERR_PAYLOAD_TOO_LARGE)",
+    416: "Range not satisfiable (ERR_RANGE_NOT_SATISFIABLE)",
+    429: "Rate limit exceeded (RATE_LIMIT_EXCEEDED)",
+    500: "Internal error (ERR_INTERNAL)",
+    503: "Unavailable (ERR_UNAVAILABLE)",
+  };
+  const out: Record<
+    number,
+    { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }
+  > = {};
+  for (const s of statuses) {
+    out[s] = {
+      description: descriptions[s] ?? "Error",
+      content: { "application/json": { schema: ErrorSchema } },
+    };
+  }
+  return out;
+}
+
+/** Security requirement for routes that need a bearer token or an API key. */
+export const SECURED: Record<string, string[]>[] = [{ BearerAuth: [] }, { ApiKeyAuth: [] }];

@@ -1,0 +1,144 @@
+import { readFileSync } from "node:fs";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import http2, { type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from "node:http2";
+import net, { type Socket } from "node:net";
+
+export type Handler = (
+  req: IncomingMessage | Http2ServerRequest,
+  res: ServerResponse | Http2ServerResponse,
+) => void;
+
+export interface ListenerOptions {
+  host: string;
+  port: number;
+  maxHeaderBytes: number;
+  headersTimeoutMs: number;
+  idleTimeoutMs: number;
+  tls?: { cert: string; key: string } | undefined;
+}
+
+export interface Listener {
+  host: string;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish up to `graceMs`, then cuts the rest. */
+  close(graceMs: number): Promise<void>;
+}
+
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
+
+/**
+ * One TCP port for HTTP/1.1 and cleartext HTTP/2 (prior knowledge): each new
+ * socket's first bytes are read; the HTTP/2 preface sends it to the HTTP/2
+ * server, anything else to the HTTP/1 server, with the bytes put back. With a
+ * certificate, TLS with ALPN (h2, http/1.1) instead.
+ */
+export async function listen(handler: Handler, opts: ListenerOptions): Promise<Listener> {
+  const h1 = http.createServer(
+    {
+      maxHeaderSize: opts.maxHeaderBytes,
+      headersTimeout: opts.headersTimeoutMs,
+      // Uploads may take long; idle sockets are cut by the socket timeout instead.
+      requestTimeout: 0,
+      keepAliveTimeout: 5_000,
+    },
+    handler,
+  );
+  h1.setTimeout(opts.idleTimeoutMs, (socket) => socket.destroy());
+  const h2Options: http2.ServerOptions = {
+    maxSessionMemory: 32,
+    settings: { maxHeaderListSize: opts.maxHeaderBytes, maxConcurrentStreams: 256 },
+    maxHeaderListPairs: 256,
+  };
+  const sessions = new Set<Http2Session>();
+  const trackSessions = (s: http2.Http2Server | http2.Http2SecureServer) => {
+    s.on("session", (session) => {
+      sessions.add(session);
+      session.setTimeout(opts.idleTimeoutMs, () => session.close());
+      session.once("close", () => sessions.delete(session));
+    });
+  };
+
+  let server: net.Server;
+  if (opts.tls) {
+    const secure = http2.createSecureServer(
+      {
+        ...h2Options,
+        cert: readFileSync(opts.tls.cert),
+        key: readFileSync(opts.tls.key),
+        allowHTTP1: true,
+        ALPNProtocols: ["h2", "http/1.1"],
+      },
+      handler,
+    );
+    secure.setTimeout(opts.idleTimeoutMs);
+    trackSessions(secure);
+    server = secure;
+  } else {
+    const h2 = http2.createServer(h2Options, handler);
+    trackSessions(h2);
+    server = net.createServer({ pauseOnConnect: true }, (socket) =>
+      dispatch(socket, h1, h2, opts.headersTimeoutMs),
+    );
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as net.AddressInfo;
+
+  return {
+    host: opts.host,
+    port: address.port,
+    close: async (graceMs) => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      h1.closeIdleConnections();
+      for (const s of sessions) s.close();
+      const timer = setTimeout(() => {
+        h1.closeAllConnections();
+        for (const s of sessions) s.destroy();
+      }, graceMs);
+      const idleSweep = setInterval(() => h1.closeIdleConnections(), 100);
+      await closed;
+      clearTimeout(timer);
+      clearInterval(idleSweep);
+    },
+  };
+}
+
+/** Reads the first bytes of a socket and hands it to the server that speaks its protocol. */
+function dispatch(socket: Socket, h1: http.Server, h2: http2.Http2Server, timeoutMs: number): void {
+  let buffered = Buffer.alloc(0);
+  const timer = setTimeout(() => socket.destroy(), timeoutMs);
+  const done = (to: "h1" | "h2") => {
+    clearTimeout(timer);
+    socket.off("data", onData);
+    socket.off("error", onError);
+    socket.pause();
+    socket.unshift(buffered);
+    if (to === "h2") {
+      // The session takes the buffered bytes itself; resuming would drop them.
+      h2.emit("connection", socket);
+    } else {
+      h1.emit("connection", socket);
+      socket.resume();
+    }
+  };
+  const onError = () => {
+    clearTimeout(timer);
+    socket.destroy();
+  };
+  const onData = (chunk: Buffer) => {
+    buffered = Buffer.concat([buffered, chunk]);
+    const n = Math.min(buffered.length, PREFACE.length);
+    if (!buffered.subarray(0, n).equals(PREFACE.subarray(0, n))) return done("h1");
+    if (buffered.length >= PREFACE.length) return done("h2");
+    // A prefix of the preface: wait for the rest.
+  };
+  socket.on("data", onData);
+  socket.on("error", onError);
+  socket.resume();
+}

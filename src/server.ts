@@ -1,0 +1,115 @@
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { getRequestListener } from "@hono/node-server";
+import type { Config } from "./config/schema.ts";
+import { type AppContext, HealthRegistry, type Services } from "./context.ts";
+import { openDb } from "./db/client.ts";
+import { createAuthService } from "./domain/auth/auth.service.ts";
+import { createTokenSigner } from "./domain/auth/tokens.ts";
+import { bootstrap } from "./domain/setup.ts";
+import { createUsersRepo } from "./domain/users/users.repo.ts";
+import { createApp } from "./http/app.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { loadSigningKeys } from "./platform/keys.ts";
+import { type Handler, type Listener, listen } from "./platform/listener.ts";
+import { createMetrics } from "./platform/metrics.ts";
+import { createPasswordHasher } from "./platform/passwords.ts";
+import { nativeAddons } from "./platform/sea.ts";
+import { rpcRoutes } from "./rpc/routes.ts";
+import { VERSION } from "./version.ts";
+
+export interface AtticServer {
+  ctx: AppContext;
+  /** The Node request handler serving REST and RPC. */
+  handler: Handler;
+  /** Starts listening; resolves with the bound address. */
+  listen(): Promise<{ host: string; port: number; url: string }>;
+  /** Stops accepting, finishes in-flight requests (server.shutdown_timeout), closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: database, services, REST app and RPC router on one
+ * handler. Only `listen()` opens a port, so tests build many servers on port 0.
+ */
+export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Promise<AtticServer> {
+  const log = opts.log ?? createLogger(cfg.log.level);
+  const dataDir = resolve(cfg.storage.data_dir);
+  mkdirSync(dataDir, { recursive: true, mode: 0o750 });
+
+  const metrics = createMetrics();
+  const db = openDb({
+    file: join(dataDir, "attic.db"),
+    log,
+    onQuery: (operation, seconds) => metrics.dbQueryDuration.observe({ operation }, seconds),
+    nativeBinding: nativeAddons()?.betterSqlite3,
+  });
+  const passwords = createPasswordHasher({
+    memoryKib: cfg.auth.password_hash_memory_kib,
+    iterations: cfg.auth.password_hash_iterations,
+  });
+  const keys = await loadSigningKeys({
+    privateKeyFile: cfg.auth.private_key_file,
+    publicKeyFile: cfg.auth.public_key_file,
+    dataDir,
+  });
+  if (keys.generated) log.info({ dir: join(dataDir, "keys") }, "generated a new RS256 signing key pair");
+  const tokens = createTokenSigner(keys, {
+    access: cfg.auth.access_token_ttl,
+    refresh: cfg.auth.refresh_token_ttl,
+  });
+  const usersRepo = createUsersRepo(db);
+  const services: Services = {
+    usersRepo,
+    auth: createAuthService({ db, users: usersRepo, tokens, passwords, metrics }),
+  };
+  const ctx: AppContext = {
+    cfg,
+    log,
+    db,
+    metrics,
+    services,
+    version: VERSION,
+    dataDir,
+    health: new HealthRegistry(),
+  };
+  await bootstrap(db, cfg, passwords, log);
+
+  const app = createApp(ctx);
+  const handler = connectNodeAdapter({
+    routes: rpcRoutes(ctx),
+    fallback: getRequestListener(app.fetch, { overrideGlobalObjects: false }) as never,
+  }) as Handler;
+
+  let listener: Listener | undefined;
+  const closers: (() => Promise<void> | void)[] = [];
+  return {
+    ctx,
+    handler,
+    async listen() {
+      listener = await listen(handler, {
+        host: cfg.server.host,
+        port: cfg.server.port,
+        maxHeaderBytes: cfg.server.max_header_bytes,
+        headersTimeoutMs: cfg.server.headers_timeout * 1000,
+        idleTimeoutMs: cfg.server.idle_timeout * 1000,
+        tls:
+          cfg.server.tls_cert && cfg.server.tls_key
+            ? { cert: cfg.server.tls_cert, key: cfg.server.tls_key }
+            : undefined,
+      });
+      const scheme = cfg.server.tls_cert ? "https" : "http";
+      return {
+        host: listener.host,
+        port: listener.port,
+        url: `${scheme}://${listener.host}:${listener.port}`,
+      };
+    },
+    async close() {
+      await listener?.close(cfg.server.shutdown_timeout * 1000);
+      for (const c of closers) await c();
+      db.$client.close();
+    },
+  };
+}
