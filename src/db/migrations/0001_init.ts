@@ -1,14 +1,14 @@
 /** The initial schema. Mirrors ../schema.ts; test/db/schema.test.ts checks they agree. */
 export default /* sql */ `
 CREATE TABLE organizations (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY NOT NULL,
   name TEXT NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
 );
 
 CREATE TABLE users (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY NOT NULL,
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   username TEXT NOT NULL,
   email TEXT NOT NULL,
@@ -27,7 +27,7 @@ CREATE UNIQUE INDEX users_email_uq ON users(email COLLATE NOCASE);
 CREATE INDEX users_org_idx ON users(organization_id);
 
 CREATE TABLE roles (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY NOT NULL,
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   description TEXT NOT NULL DEFAULT '',
@@ -47,7 +47,7 @@ CREATE TABLE user_roles (
 CREATE INDEX user_roles_role_idx ON user_roles(role_id);
 
 CREATE TABLE groups (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY NOT NULL,
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   description TEXT NOT NULL DEFAULT '',
@@ -65,7 +65,7 @@ CREATE TABLE group_members (
 CREATE INDEX group_members_user_idx ON group_members(user_id);
 
 CREATE TABLE api_keys (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY NOT NULL,
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
@@ -80,7 +80,7 @@ CREATE TABLE api_keys (
 CREATE INDEX api_keys_user_idx ON api_keys(user_id);
 
 CREATE TABLE refresh_tokens (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY NOT NULL,
   user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   family_id TEXT NOT NULL,
   token_hash TEXT NOT NULL UNIQUE,
@@ -93,13 +93,13 @@ CREATE INDEX refresh_tokens_user_idx ON refresh_tokens(user_id);
 CREATE INDEX refresh_tokens_family_idx ON refresh_tokens(family_id);
 
 CREATE TABLE blobs (
-  hash TEXT PRIMARY KEY,
+  hash TEXT PRIMARY KEY NOT NULL,
   size INTEGER NOT NULL,
   created_at TEXT NOT NULL
 );
 
 CREATE TABLE watched_folders (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY NOT NULL,
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   path TEXT NOT NULL,
@@ -119,7 +119,7 @@ CREATE TABLE watched_folders (
 CREATE INDEX watched_folders_org_idx ON watched_folders(organization_id);
 
 CREATE TABLE files (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY NOT NULL,
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   owner_id TEXT,
   parent_id TEXT REFERENCES files(id) ON DELETE CASCADE,
@@ -168,7 +168,7 @@ CREATE TRIGGER files_fts_au AFTER UPDATE OF name, path ON files BEGIN
 END;
 
 CREATE TABLE tags (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY NOT NULL,
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   name TEXT NOT NULL,
   color TEXT NOT NULL,
