@@ -14,6 +14,7 @@ import { playbackRoutes } from "./playback.ts";
 import { rolesRoutes } from "./roles.ts";
 import { searchRoutes } from "./search.ts";
 import { settingsRoutes } from "./settings.ts";
+import { streamTokenRoutes } from "./stream-token.ts";
 import { tagsRoutes } from "./tags.ts";
 import { trashRoutes } from "./trash.ts";
 import { usersRoutes } from "./users.ts";
@@ -40,6 +41,7 @@ export function mountRoutes(app: Router, ctx: AppContext, guards: Guards): void 
     filesystemRoutes(ctx, guards),
     playbackRoutes(ctx, guards),
     settingsRoutes(ctx, guards),
+    streamTokenRoutes(ctx, guards),
   ];
   for (const m of modules) app.route("/api/v1", m);
 }

@@ -1,0 +1,63 @@
+/**
+ * Builds the browser UI: web/src/main.tsx and web/src/styles.css bundled by
+ * esbuild into content-hashed files under web/dist/assets/, plus index.html
+ * (which references them) and manifest.json (every file the server may
+ * serve). Run as `npm run build:web`; the single-executable build imports
+ * `buildWeb()` and embeds the files the manifest lists.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+export interface WebBuildResult {
+  /** Absolute output directory. */
+  outDir: string;
+  /** Paths relative to outDir, `/`-separated, index.html included. */
+  files: string[];
+}
+
+/** Bundles the UI into `outDir` (default web/dist), replacing what was there. */
+export async function buildWeb(opts: { outDir?: string; minify?: boolean } = {}): Promise<WebBuildResult> {
+  const outDir = resolve(opts.outDir ?? join(ROOT, "web", "dist"));
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(join(outDir, "assets"), { recursive: true });
+  const result = await build({
+    entryPoints: { app: join(ROOT, "web/src/main.tsx"), style: join(ROOT, "web/src/styles.css") },
+    bundle: true,
+    format: "esm",
+    target: ["es2022", "chrome110", "firefox115", "safari16"],
+    outdir: join(outDir, "assets"),
+    entryNames: "[name]-[hash]",
+    assetNames: "[name]-[hash]",
+    jsx: "automatic",
+    jsxImportSource: "preact",
+    minify: opts.minify ?? true,
+    sourcemap: false,
+    metafile: true,
+    legalComments: "none",
+    logLevel: "warning",
+    loader: { ".svg": "file", ".woff2": "file" },
+  });
+  const outputs = Object.keys(result.metafile.outputs).map((p) => relative(outDir, resolve(ROOT, p)));
+  const js = outputs.find((p) => basename(p).startsWith("app-") && p.endsWith(".js"));
+  const css = outputs.find((p) => basename(p).startsWith("style-") && p.endsWith(".css"));
+  if (!js || !css) throw new Error(`web build produced no app bundle: ${outputs.join(", ")}`);
+  const template = readFileSync(join(ROOT, "web/index.html"), "utf8");
+  const html = template.replace("%APP_JS%", `/${js}`).replace("%APP_CSS%", `/${css}`);
+  writeFileSync(join(outDir, "index.html"), html);
+  const files = ["index.html", ...outputs.filter((p) => !p.endsWith(".js.map"))]
+    .map((p) => p.split("\\").join("/"))
+    .filter((p) => !(p.startsWith("assets/style-") && p.endsWith(".js")));
+  writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify({ files }, null, 2)}\n`);
+  return { outDir, files };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const started = performance.now();
+  const { outDir, files } = await buildWeb();
+  const ms = Math.round(performance.now() - started);
+  process.stdout.write(`web UI built into ${relative(ROOT, outDir)} (${files.length} files, ${ms} ms)\n`);
+}

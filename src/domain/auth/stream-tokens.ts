@@ -1,0 +1,93 @@
+import { and, eq } from "drizzle-orm";
+import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import type { Db } from "../../db/client.ts";
+import { files } from "../../db/schema.ts";
+import { AppError } from "../../errors.ts";
+import { newId } from "../../platform/ids.ts";
+import type { SigningKeys } from "../../platform/keys.ts";
+import { type Actor, requirePermission } from "../actor.ts";
+
+/** Lifetime of a stream token: long enough to watch a film with pauses. */
+export const STREAM_TOKEN_TTL_SECONDS = 6 * 60 * 60;
+
+const ISSUER = "attic";
+const TYP = "stream";
+
+export interface StreamGrant {
+  userId: string;
+  organizationId: string;
+  fileId: string;
+  /** Seconds since the epoch; tokens older than a password change stop working. */
+  issuedAt: number;
+}
+
+/**
+ * Short-lived, single-file read grants for media elements and download links
+ * (`<video src>`, `<a download>` cannot send an Authorization header).
+ *
+ * A stream token is an RS256 JWT with `typ: "stream"` and the file id in
+ * `fid`; the access-token verifier rejects that `typ`, so it is never a
+ * general credential, and `verify` accepts it only for the file it names.
+ */
+export function createStreamTokens(deps: { db: Db; keys: () => Promise<SigningKeys> }) {
+  /** Issues a token for a live file of the actor's organization (404 otherwise, as for any missing file). */
+  async function issue(actor: Actor, fileId: string): Promise<{ token: string; expires_at: string }> {
+    requirePermission(actor, "file:read");
+    const row = deps.db
+      .select({ id: files.id, type: files.type })
+      .from(files)
+      .where(
+        and(
+          eq(files.id, fileId),
+          eq(files.organization_id, actor.organizationId),
+          eq(files.is_deleted, false),
+        ),
+      )
+      .get();
+    if (!row || row.type === "directory") throw new AppError("FILE_NOT_FOUND", "file not found");
+    const iat = Math.floor(Date.now() / 1000);
+    const exp = iat + STREAM_TOKEN_TTL_SECONDS;
+    const { privateKey } = await deps.keys();
+    const token = await new SignJWT({ typ: TYP, org: actor.organizationId, fid: fileId })
+      .setProtectedHeader({ alg: "RS256", typ: "JWT" })
+      .setSubject(actor.userId)
+      .setIssuer(ISSUER)
+      .setJti(newId())
+      .setIssuedAt(iat)
+      .setExpirationTime(exp)
+      .sign(privateKey);
+    return { token, expires_at: new Date(exp * 1000).toISOString() };
+  }
+
+  /** The grant of a token presented for `fileId`; 401 when invalid, expired, or for another file. */
+  async function verify(token: string, fileId: string): Promise<StreamGrant> {
+    try {
+      const { publicKey } = await deps.keys();
+      const { payload, protectedHeader } = await jwtVerify(token, publicKey, {
+        algorithms: ["RS256"],
+        issuer: ISSUER,
+        requiredClaims: ["sub", "exp", "iat", "typ", "org", "fid"],
+      });
+      if (protectedHeader.jwk || protectedHeader.jku || protectedHeader.x5u || protectedHeader.crit) {
+        throw new Error("unexpected key header");
+      }
+      if (payload.typ !== TYP) throw new Error("not a stream token");
+      if (payload.fid !== fileId) throw new Error("stream token is for another file");
+      return { userId: payload.sub!, organizationId: String(payload.org), fileId, issuedAt: payload.iat! };
+    } catch (err) {
+      const expired = err instanceof joseErrors.JWTExpired;
+      throw new AppError(
+        "UNAUTHENTICATED",
+        expired ? "stream token expired" : "invalid stream token",
+        undefined,
+        {
+          cause: err,
+        },
+      );
+    }
+  }
+
+  return { issue, verify };
+}
+
+export type StreamTokens = ReturnType<typeof createStreamTokens>;
