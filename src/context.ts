@@ -1,6 +1,7 @@
 import type { Config } from "./config/schema.ts";
 import type { Db } from "./db/client.ts";
 import type { AuthService } from "./domain/auth/auth.service.ts";
+import type { SettingsService } from "./domain/settings/settings.service.ts";
 import type { UsersRepo } from "./domain/users/users.repo.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./platform/metrics.ts";
@@ -12,6 +13,7 @@ import type { Metrics } from "./platform/metrics.ts";
 export interface Services {
   auth: AuthService;
   usersRepo: UsersRepo;
+  settings: SettingsService;
 }
 
 /** Everything a transport adapter needs; passed in, never a module singleton. */

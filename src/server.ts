@@ -7,6 +7,8 @@ import { type AppContext, HealthRegistry, type Services } from "./context.ts";
 import { openDb } from "./db/client.ts";
 import { createAuthService } from "./domain/auth/auth.service.ts";
 import { createTokenSigner } from "./domain/auth/tokens.ts";
+import { createSettingsRepo } from "./domain/settings/settings.repo.ts";
+import { createSettingsService } from "./domain/settings/settings.service.ts";
 import { bootstrap } from "./domain/setup.ts";
 import { createUsersRepo } from "./domain/users/users.repo.ts";
 import { createApp } from "./http/app.ts";
@@ -63,6 +65,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   const services: Services = {
     usersRepo,
     auth: createAuthService({ db, users: usersRepo, tokens, passwords, metrics }),
+    settings: createSettingsService({ repo: createSettingsRepo(db) }),
   };
   const ctx: AppContext = {
     cfg,
