@@ -19,6 +19,7 @@ export const ERRORS = {
   FILE_NOT_FOUND: { http: 404, rpc: Code.NotFound, wire: "ERR_FILE_NOT_FOUND" },
   DIRECTORY_NOT_FOUND: { http: 404, rpc: Code.NotFound, wire: "ERR_DIRECTORY_NOT_FOUND" },
   CONFLICT: { http: 409, rpc: Code.AlreadyExists, wire: "ERR_CONFLICT" },
+  LIMIT_REACHED: { http: 409, rpc: Code.ResourceExhausted, wire: "ERR_LIMIT_REACHED" },
   PRECONDITION_FAILED: { http: 412, rpc: Code.FailedPrecondition, wire: "ERR_PRECONDITION_FAILED" },
   PAYLOAD_TOO_LARGE: { http: 413, rpc: Code.ResourceExhausted, wire: "ERR_PAYLOAD_TOO_LARGE" },
   UNSUPPORTED_MEDIA_TYPE: { http: 415, rpc: Code.InvalidArgument, wire: "ERR_UNSUPPORTED_MEDIA_TYPE" },
