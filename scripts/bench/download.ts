@@ -1,0 +1,115 @@
+import { basename, dirname, join } from "node:path";
+import { type AtticProcess, startAttic, uploadWithCurl } from "./lib/attic.ts";
+import { bigFile, GiB, largestFile, warm } from "./lib/data.ts";
+import { startNginx } from "./lib/nginx.ts";
+import { CLI_CPU, run } from "./lib/proc.ts";
+import { type Figure, figure, say } from "./lib/report.ts";
+import { median } from "./lib/stats.ts";
+import { wrk } from "./lib/wrk.ts";
+
+const RUNS = Number(process.env.DL_RUNS ?? 5);
+const WRK_RUNS = Number(process.env.WRK_RUNS ?? 3);
+const WRK_D = Number(process.env.WRK_D ?? 5);
+const WRK_C = Number(process.env.WRK_C ?? 16);
+
+/** One full GET with curl to /dev/null; returns MiB/s after checking status and size. */
+async function curlGet(url: string, headers: string[], expectBytes: number): Promise<number> {
+  const h = headers.flatMap((x) => ["-H", x]);
+  const r = await run(
+    "curl",
+    ["-sS", "-o", "/dev/null", ...h, "-w", "%{http_code} %{size_download} %{speed_download}", url],
+    { cpu: CLI_CPU, timeoutMs: 120_000 },
+  );
+  const [code, size, speed] = r.stdout.trim().split(" ");
+  if (code !== "200" || Number(size) !== expectBytes) {
+    throw new Error(`GET ${url} answered ${code} with ${size} bytes (expected ${expectBytes})`);
+  }
+  return Number(speed) / 1048576;
+}
+
+/** The Attic URL that answers a Range request with 206 (download first, then stream), if any. */
+async function rangeUrl(a: AtticProcess, id: string): Promise<string | undefined> {
+  for (const kind of ["download", "stream"]) {
+    const url = `${a.url}/api/v1/files/${id}/${kind}`;
+    const res = await fetch(url, {
+      headers: { authorization: `Bearer ${a.token}`, range: "bytes=1000-1049575" },
+    });
+    const body = await res.arrayBuffer();
+    if (res.status === 206 && body.byteLength === 1048576) return url;
+  }
+  return undefined;
+}
+
+/**
+ * Download of a 1 GiB file and random 64 KiB / 1 MiB ranges: Attic against
+ * nginx (1 worker, sendfile) serving Attic's own blob of the same upload.
+ */
+export async function downloadBench(): Promise<Figure[]> {
+  const src = await bigFile();
+  const a = await startAttic();
+  try {
+    const { file } = await uploadWithCurl(a, src, "bench-1g.mp4");
+    const blob = largestFile(join(a.dataDir, "blobs")) ?? largestFile(a.dataDir);
+    if (!blob || blob.size !== GiB) throw new Error("cannot find the uploaded blob under the data dir");
+    const ngx = await startNginx(dirname(blob.path));
+    try {
+      await warm(blob.path);
+      const auth = `Bearer ${a.token}`;
+      const atticUrl = `${a.url}/api/v1/files/${file.id}/download`;
+      const ngxUrl = `${ngx.url}/${basename(blob.path)}`;
+      const full = { attic: [] as number[], ref: [] as number[] };
+      for (let i = 0; i < RUNS; i++) {
+        full.attic.push(await curlGet(atticUrl, [`Authorization: ${auth}`], GiB));
+        full.ref.push(await curlGet(ngxUrl, [], GiB));
+      }
+      const figures = [
+        mk("curl GET 1 GiB (warm, 1 conn)", "MiB/s", full.attic, full.ref, a, `median of ${RUNS}`),
+      ];
+      const ranged = await rangeUrl(a, file.id);
+      if (!ranged) {
+        say("download: no Attic endpoint answers Range with 206 yet; range figures skipped");
+        return figures;
+      }
+      for (const length of [65536, 1048576]) {
+        const r = { attic: [] as number[], ref: [] as number[] };
+        for (let i = 0; i < WRK_RUNS; i++) {
+          const range = { fileSize: GiB, length, seed: i + 1 };
+          const x = await wrk({
+            url: ranged,
+            connections: WRK_C,
+            seconds: WRK_D,
+            authorization: auth,
+            range,
+          });
+          const y = await wrk({ url: ngxUrl, connections: WRK_C, seconds: WRK_D, range });
+          if (x.non2xx || y.non2xx) say(`download: non-2xx responses attic=${x.non2xx} nginx=${y.non2xx}`);
+          r.attic.push(x.rps);
+          r.ref.push(y.rps);
+        }
+        const label = `wrk random ${length === 65536 ? "64 KiB" : "1 MiB"} ranges c${WRK_C}`;
+        figures.push(mk(label, "req/s", r.attic, r.ref, a, `${basename(ranged)}, ${WRK_RUNS}x${WRK_D}s`));
+      }
+      return figures;
+    } finally {
+      await ngx.stop();
+    }
+  } finally {
+    await a.stop();
+  }
+}
+
+function mk(metric: string, unit: string, attic: number[], ref: number[], a: AtticProcess, note: string) {
+  return figure({
+    benchmark: "download",
+    metric,
+    unit,
+    attic: median(attic),
+    reference: median(ref),
+    referenceName: "nginx",
+    higherIsBetter: true,
+    atticPeakRssMiB: a.peakRssMiB(),
+    atticSamples: attic,
+    referenceSamples: ref,
+    note,
+  });
+}
