@@ -17,7 +17,9 @@ import { loadSigningKeys } from "./platform/keys.ts";
 import { type Handler, type Listener, listen } from "./platform/listener.ts";
 import { createMetrics } from "./platform/metrics.ts";
 import { createPasswordHasher } from "./platform/passwords.ts";
+import { createRateLimits } from "./platform/rate-limiter.ts";
 import { nativeAddons } from "./platform/sea.ts";
+import { rpcContextValues } from "./rpc/call-context.ts";
 import { rpcRoutes } from "./rpc/routes.ts";
 import { VERSION } from "./version.ts";
 
@@ -79,9 +81,12 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   };
   await bootstrap(db, cfg, passwords, log);
 
-  const app = createApp(ctx);
+  // One set of limiters for REST and RPC: a user has one budget.
+  const limits = createRateLimits(cfg.rate_limit);
+  const app = createApp(ctx, limits);
   const handler = connectNodeAdapter({
-    routes: rpcRoutes(ctx),
+    routes: rpcRoutes(ctx, limits),
+    contextValues: rpcContextValues(ctx),
     fallback: getRequestListener(app.fetch, { overrideGlobalObjects: false }) as never,
   }) as Handler;
 

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
-import { RateLimiter } from "../platform/rate-limiter.ts";
+import { createRateLimits, type RateLimiter, type RateLimits } from "../platform/rate-limiter.ts";
 import { clientIp } from "./client-ip.ts";
 import type { Env, Router } from "./env.ts";
 import { requireAuth } from "./middleware/auth.ts";
@@ -21,17 +21,14 @@ const UNLIMITED = new Set(["/health", "/api/v1/health", "/metrics"]);
 /**
  * Builds the REST application: middleware in order (request log, security
  * headers, CORS, client address, per-IP limit, JSON guard), every route
- * module, the OpenAPI document, and the error mapping.
+ * module, the OpenAPI document, and the error mapping. `limits` are shared
+ * with the RPC interceptors (server.ts builds them once).
  */
-export function createApp(ctx: AppContext): Router {
+export function createApp(
+  ctx: AppContext,
+  limits: RateLimits = createRateLimits(ctx.cfg.rate_limit),
+): Router {
   const rl = ctx.cfg.rate_limit;
-  const limiter = (limit: number) => new RateLimiter(limit, rl.max_tracked_clients);
-  const limits = {
-    ip: limiter(rl.global_per_minute),
-    login: limiter(rl.login_per_minute),
-    auth: limiter(rl.auth_per_minute),
-    user: limiter(rl.user_per_minute),
-  };
   const off: MiddlewareHandler<Env> = async (_c, next) => next();
   const ipLimit = (name: string, l: RateLimiter): MiddlewareHandler<Env> =>
     rl.enabled ? rateLimit({ name, limiter: l, metrics: ctx.metrics, key: (c) => c.get("clientIp") }) : off;

@@ -45,3 +45,32 @@ export class RateLimiter {
     return this.windows.size;
   }
 }
+
+/** The limiters of one server, shared by REST and RPC so a user's budget is one budget. */
+export interface RateLimits {
+  /** Per client address: unauthenticated traffic and failed credentials. */
+  ip: RateLimiter;
+  /** Per address: login and register together. */
+  login: RateLimiter;
+  /** Per address: the other auth endpoints. */
+  auth: RateLimiter;
+  /** Per authenticated user, REST and RPC together. */
+  user: RateLimiter;
+}
+
+/** Builds the limiters from the `rate_limit` config section. */
+export function createRateLimits(rl: {
+  global_per_minute: number;
+  login_per_minute: number;
+  auth_per_minute: number;
+  user_per_minute: number;
+  max_tracked_clients: number;
+}): RateLimits {
+  const limiter = (limit: number) => new RateLimiter(limit, rl.max_tracked_clients);
+  return {
+    ip: limiter(rl.global_per_minute),
+    login: limiter(rl.login_per_minute),
+    auth: limiter(rl.auth_per_minute),
+    user: limiter(rl.user_per_minute),
+  };
+}

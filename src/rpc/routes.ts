@@ -1,7 +1,51 @@
 import type { ConnectRouter } from "@connectrpc/connect";
+import type { UniversalHandlerOptions } from "@connectrpc/connect/protocol";
 import type { AppContext } from "../context.ts";
+import { SettingsService } from "../gen/attic/v1/settings_pb.ts";
+import { createRateLimits, type RateLimits } from "../platform/rate-limiter.ts";
+import { authInterceptor, observeInterceptor } from "./interceptors.ts";
+import { settingsRpc } from "./settings.rpc.ts";
 
-/** Registers every Connect service on the router (not built yet). */
-export function rpcRoutes(_ctx: AppContext): (router: ConnectRouter) => void {
-  return () => {};
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/**
+ * Message limits of every RPC. A message (one upload chunk, one request) is
+ * at most 4 MiB plus framing; a compressed message is refused as soon as it
+ * inflates past readMaxBytes, so a small gzip bomb cannot grow in memory.
+ * Answers may be larger (a big tree), but are bounded too.
+ */
+export const RPC_MESSAGE_LIMITS = {
+  readMaxBytes: 4 * MiB + 64 * KiB,
+  writeMaxBytes: 64 * MiB,
+  compressMinBytes: 1 * KiB,
+} as const;
+
+/**
+ * Options shared by every service: limits, JSON with the proto (snake_case)
+ * field names like REST and with default values written out, and the
+ * interceptors (metrics + error mapping outermost, then authentication and
+ * the per-user rate limit).
+ */
+function serviceOptions(ctx: AppContext, limits: RateLimits): Partial<UniversalHandlerOptions> {
+  return {
+    ...RPC_MESSAGE_LIMITS,
+    jsonOptions: { useProtoFieldName: true, alwaysEmitImplicit: true, ignoreUnknownFields: false },
+    interceptors: [observeInterceptor(ctx), authInterceptor(ctx, limits)],
+  };
+}
+
+/**
+ * Registers every Connect service (Connect, gRPC and gRPC-Web) over the same
+ * domain services as REST. `limits` are the REST limiters, so a user's
+ * budget is shared by both APIs.
+ */
+export function rpcRoutes(
+  ctx: AppContext,
+  limits: RateLimits = createRateLimits(ctx.cfg.rate_limit),
+): (router: ConnectRouter) => void {
+  const options = serviceOptions(ctx, limits);
+  return (router) => {
+    router.service(SettingsService, settingsRpc(ctx), options);
+  };
 }
