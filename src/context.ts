@@ -1,7 +1,9 @@
 import type { Config } from "./config/schema.ts";
 import type { Db } from "./db/client.ts";
 import type { AuthService } from "./domain/auth/auth.service.ts";
+import type { SearchService } from "./domain/search/search.service.ts";
 import type { SettingsService } from "./domain/settings/settings.service.ts";
+import type { TagsService } from "./domain/tags/tags.service.ts";
 import type { UsersRepo } from "./domain/users/users.repo.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./platform/metrics.ts";
@@ -13,6 +15,8 @@ import type { Metrics } from "./platform/metrics.ts";
 export interface Services {
   auth: AuthService;
   usersRepo: UsersRepo;
+  search: SearchService;
+  tags: TagsService;
   settings: SettingsService;
 }
 

@@ -7,9 +7,11 @@ import { type AppContext, HealthRegistry, type Services } from "./context.ts";
 import { openDb } from "./db/client.ts";
 import { createAuthService } from "./domain/auth/auth.service.ts";
 import { createTokenSigner } from "./domain/auth/tokens.ts";
+import { createSearchService } from "./domain/search/search.service.ts";
 import { createSettingsRepo } from "./domain/settings/settings.repo.ts";
 import { createSettingsService } from "./domain/settings/settings.service.ts";
 import { bootstrap } from "./domain/setup.ts";
+import { createTagsService } from "./domain/tags/tags.service.ts";
 import { createUsersRepo } from "./domain/users/users.repo.ts";
 import { createApp } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -66,6 +68,8 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   const usersRepo = createUsersRepo(db);
   const services: Services = {
     usersRepo,
+    search: createSearchService({ db, metrics }),
+    tags: createTagsService({ db }),
     auth: createAuthService({ db, users: usersRepo, tokens, passwords, metrics }),
     settings: createSettingsService({ repo: createSettingsRepo(db) }),
   };

@@ -1,6 +1,6 @@
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { fileTags, tags } from "../../db/schema.ts";
+import { files, fileTags, tags } from "../../db/schema.ts";
 
 /** A tag as clients see it. */
 export interface TagDto {
@@ -40,3 +40,92 @@ export function tagsForFiles(db: Db, fileIds: readonly string[]): Map<string, Ta
   }
   return out;
 }
+
+const tagColumns = { id: tags.id, name: tags.name, color: tags.color, created_at: tags.created_at };
+
+/** Tag queries of one organization at a time; every query is scoped by `organizationId`. */
+export function createTagsRepo(db: Db) {
+  return {
+    list(organizationId: string): TagDto[] {
+      return db
+        .select(tagColumns)
+        .from(tags)
+        .where(eq(tags.organization_id, organizationId))
+        .orderBy(sql`${tags.name} COLLATE NOCASE`)
+        .all();
+    },
+    get(organizationId: string, id: string): TagDto | undefined {
+      return db
+        .select(tagColumns)
+        .from(tags)
+        .where(and(eq(tags.organization_id, organizationId), eq(tags.id, id)))
+        .get();
+    },
+    /** The tags among `ids` that exist in the organization. */
+    existing(organizationId: string, ids: readonly string[]): string[] {
+      if (ids.length === 0) return [];
+      return db
+        .select({ id: tags.id })
+        .from(tags)
+        .where(and(eq(tags.organization_id, organizationId), inArray(tags.id, ids as string[])))
+        .all()
+        .map((r) => r.id);
+    },
+    /** A tag of the organization with this name, ignoring case (names are unique per org that way). */
+    byName(organizationId: string, name: string): TagDto | undefined {
+      return db
+        .select(tagColumns)
+        .from(tags)
+        .where(and(eq(tags.organization_id, organizationId), sql`${tags.name} = ${name} COLLATE NOCASE`))
+        .get();
+    },
+    insert(organizationId: string, tag: TagDto): void {
+      db.insert(tags)
+        .values({ ...tag, organization_id: organizationId })
+        .run();
+    },
+    update(organizationId: string, id: string, patch: { name?: string; color?: string }): void {
+      db.update(tags)
+        .set(patch)
+        .where(and(eq(tags.organization_id, organizationId), eq(tags.id, id)))
+        .run();
+    },
+    /** Deletes the tag; its attachments go with it (ON DELETE CASCADE). */
+    delete(organizationId: string, id: string): boolean {
+      const r = db
+        .delete(tags)
+        .where(and(eq(tags.organization_id, organizationId), eq(tags.id, id)))
+        .run();
+      return r.changes > 0;
+    },
+    /** True when the live file `fileId` belongs to the organization. */
+    fileExists(organizationId: string, fileId: string): boolean {
+      const row = db
+        .select({ id: files.id })
+        .from(files)
+        .where(
+          and(eq(files.organization_id, organizationId), eq(files.id, fileId), eq(files.is_deleted, false)),
+        )
+        .get();
+      return row !== undefined;
+    },
+    /** Attaches tags to a file; already attached ones are left as they are. */
+    attach(fileId: string, tagIds: readonly string[], at: string): void {
+      if (tagIds.length === 0) return;
+      db.insert(fileTags)
+        .values(tagIds.map((tag_id) => ({ file_id: fileId, tag_id, created_at: at })))
+        .onConflictDoNothing()
+        .run();
+    },
+    detach(fileId: string, tagId: string): boolean {
+      return (
+        db
+          .delete(fileTags)
+          .where(and(eq(fileTags.file_id, fileId), eq(fileTags.tag_id, tagId)))
+          .run().changes > 0
+      );
+    },
+  };
+}
+
+export type TagsRepo = ReturnType<typeof createTagsRepo>;

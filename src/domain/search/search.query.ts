@@ -1,0 +1,164 @@
+import { foldText } from "./fold.ts";
+import type { SearchSpec } from "./search.schemas.ts";
+
+/**
+ * Turns a validated search into SQL over `files` and the trigram FTS5 index
+ * `files_fts`. Pure (no database), so every rule is unit-tested:
+ *
+ * - The text is split on white space; every term must occur somewhere in the
+ *   path (the path ends with the name, so this is "name or path"), as a
+ *   literal substring, case- and accent-insensitively.
+ * - Terms of 3+ characters go to FTS5 MATCH as quoted strings (user input can
+ *   never be read as FTS syntax). Shorter terms, which a trigram index cannot
+ *   answer, become LIKE on the folded term, plus the SQL function
+ *   `attic_fold` (see fold.ts) on paths holding non-ASCII characters only, so
+ *   they stay accent-insensitive without folding every row.
+ * - Every query is scoped to one organization and to live rows.
+ */
+
+/** Name of the SQL function the search repo registers: foldText(). */
+export const FOLD_FN = "attic_fold";
+/** More terms than this are ignored: each one is a MATCH phrase or a LIKE scan. */
+export const MAX_TERMS = 16;
+/** A trigram index needs at least this many characters in a term. */
+export const TRIGRAM_MIN = 3;
+
+export interface Terms {
+  /** Terms for FTS5 (3+ code points), as typed (the tokenizer folds them). */
+  fts: string[];
+  /** Shorter terms, folded. */
+  short: string[];
+}
+
+/** Splits search text into distinct terms, sorted into indexable and short ones. */
+export function splitTerms(text: string): Terms {
+  const seen = new Set<string>();
+  const out: Terms = { fts: [], short: [] };
+  for (const raw of text.normalize("NFC").split(/\s+/u)) {
+    const folded = foldText(raw);
+    if (!folded || seen.has(folded)) continue;
+    if (seen.size >= MAX_TERMS) break;
+    seen.add(folded);
+    if ([...raw].length >= TRIGRAM_MIN) out.fts.push(raw);
+    else out.short.push(folded);
+  }
+  return out;
+}
+
+/** An FTS5 query matching rows holding every term literally (AND of quoted strings). */
+export function ftsExpression(terms: readonly string[], column?: "name" | "path"): string {
+  const body = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" AND ");
+  return column ? `${column} : (${body})` : body;
+}
+
+/** A LIKE pattern (ESCAPE '\') matching `term` anywhere. */
+export function likeContains(term: string): string {
+  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export interface Sql {
+  sql: string;
+  params: unknown[];
+}
+
+/** `column` contains the folded short term, accent-insensitively. */
+function shortTermCondition(column: string, folded: string): Sql {
+  return {
+    sql: `(${column} LIKE ? ESCAPE '\\' OR (${column} GLOB '*[^ -~]*' AND instr(${FOLD_FN}(${column}), ?) > 0))`,
+    params: [likeContains(folded), folded],
+  };
+}
+
+/** FROM and WHERE shared by the count and the page query. */
+export function searchFilter(organizationId: string, spec: SearchSpec): Sql {
+  const { fts, short } = splitTerms(spec.text);
+  const where: string[] = ["f.organization_id = ?", "f.is_deleted = 0"];
+  const params: unknown[] = [organizationId];
+  let from = "files f";
+  const fromParams: unknown[] = [];
+  if (fts.length > 0) {
+    from = "files_fts JOIN files f ON f.rowid = files_fts.rowid";
+    where.unshift("files_fts MATCH ?");
+    fromParams.push(ftsExpression(fts));
+  }
+  const add = (s: string, ...p: unknown[]) => {
+    where.push(s);
+    params.push(...p);
+  };
+  for (const term of short) {
+    const c = shortTermCondition("f.path", term);
+    add(c.sql, ...c.params);
+  }
+  if (spec.path)
+    add("(f.path = ? OR (f.path >= ? AND f.path < ?))", spec.path, `${spec.path}/`, `${spec.path}0`);
+  if (spec.type) add("f.type = ?", spec.type);
+  if (spec.minSize !== undefined) add("f.size >= ?", spec.minSize);
+  if (spec.maxSize !== undefined) add("f.size <= ?", spec.maxSize);
+  if (spec.startDate) add("f.created_at >= ?", spec.startDate);
+  if (spec.endDate) add("f.created_at <= ?", spec.endDate);
+  if (spec.tagIds.length > 0) {
+    const marks = spec.tagIds.map(() => "?").join(", ");
+    add(
+      `f.id IN (SELECT file_id FROM file_tags WHERE tag_id IN (${marks}) GROUP BY file_id HAVING count(*) = ?)`,
+      ...spec.tagIds,
+      spec.tagIds.length,
+    );
+  }
+  return { sql: `FROM ${from} WHERE ${where.join(" AND ")}`, params: [...fromParams, ...params] };
+}
+
+/**
+ * ORDER BY for a search. Ties always break on id so pages never overlap.
+ * `relevance` puts rows whose name holds every term before path-only
+ * matches, then shorter names, then by name; it is always best-first.
+ */
+export function searchOrder(spec: SearchSpec): Sql {
+  const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
+  const byName = `f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir}`;
+  switch (spec.sortBy) {
+    case "size":
+      return { sql: `f.size ${dir}, ${byName}`, params: [] };
+    case "created_at":
+      return { sql: `f.created_at ${dir}, f.id ${dir}`, params: [] };
+    case "updated_at":
+      return { sql: `f.updated_at ${dir}, f.id ${dir}`, params: [] };
+    case "relevance":
+      return relevanceOrder(spec);
+    default:
+      return { sql: byName, params: [] };
+  }
+}
+
+function relevanceOrder(spec: SearchSpec): Sql {
+  const { fts, short } = splitTerms(spec.text);
+  const tail = "length(f.name), f.name COLLATE NOCASE, f.id";
+  if (fts.length === 0 && short.length === 0) return { sql: tail, params: [] };
+  const conds: string[] = [];
+  const params: unknown[] = [];
+  if (fts.length > 0) {
+    conds.push("f.rowid IN (SELECT rowid FROM files_fts WHERE files_fts MATCH ?)");
+    params.push(ftsExpression(fts, "name"));
+  }
+  for (const term of short) {
+    const c = shortTermCondition("f.name", term);
+    conds.push(c.sql);
+    params.push(...c.params);
+  }
+  return { sql: `CASE WHEN ${conds.join(" AND ")} THEN 0 ELSE 1 END, ${tail}`, params };
+}
+
+/** The count of every match. */
+export function countQuery(organizationId: string, spec: SearchSpec): Sql {
+  const filter = searchFilter(organizationId, spec);
+  return { sql: `SELECT count(*) AS n ${filter.sql}`, params: filter.params };
+}
+
+/** Ids of one window of matches, in order. */
+export function pageQuery(organizationId: string, spec: SearchSpec, limit: number, offset: number): Sql {
+  const filter = searchFilter(organizationId, spec);
+  const order = searchOrder(spec);
+  return {
+    sql: `SELECT f.id AS id ${filter.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+    params: [...filter.params, ...order.params, limit, offset],
+  };
+}

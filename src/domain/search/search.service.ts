@@ -1,0 +1,90 @@
+import type { Db } from "../../db/client.ts";
+import { AppError } from "../../errors.ts";
+import type { Metrics } from "../../platform/metrics.ts";
+import { type Actor, requirePermission } from "../actor.ts";
+import { type FileDto, toFileDto } from "../files/files.dto.ts";
+import { tagsForFiles } from "../tags/tags.repo.ts";
+import { createSearchRepo } from "./search.repo.ts";
+import { SearchInputSchema, type SearchSpec, toSearchSpec } from "./search.schemas.ts";
+
+/** One page of search results (interface.md's SearchResult). */
+export interface SearchResult {
+  files: FileDto[];
+  total: number;
+  /** 1-based page of `offset` at `page_size` results per page. */
+  page: number;
+  page_size: number;
+  total_pages: number;
+}
+
+/** Which adapter asked, for `attic_search_queries_total{transport}`. */
+export type SearchTransport = "rest" | "rpc";
+
+/** Rows fetched per step while streaming. */
+const STREAM_BATCH = 200;
+
+/** Validates raw search input (REST query strings or an RPC SearchQuery); 400 ERR_VALIDATION otherwise. */
+export function parseSearchInput(input: unknown): SearchSpec {
+  const parsed = SearchInputSchema.safeParse(input ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+    const first = issues[0]!;
+    throw new AppError("VALIDATION", `${first.path || "query"}: ${first.message}`, { issues });
+  }
+  return toSearchSpec(parsed.data);
+}
+
+/**
+ * Search over the caller's organization's live files and directories (needs
+ * file:read). `search` answers one page with its total; `stream` yields the
+ * same window lazily, in batches, for RPC SearchStream. Both validate and
+ * check permission before returning, so errors surface before any result.
+ */
+export function createSearchService(deps: { db: Db; metrics?: Metrics }) {
+  const { db, metrics } = deps;
+  const repo = createSearchRepo(db);
+
+  const records = (organizationId: string, ids: string[]): FileDto[] => {
+    const tags = tagsForFiles(db, ids);
+    return repo.rowsInOrder(organizationId, ids).map((row) => toFileDto(row, tags.get(row.id)));
+  };
+
+  const prepare = (actor: Actor, input: unknown, transport: SearchTransport): SearchSpec => {
+    requirePermission(actor, "file:read");
+    const spec = parseSearchInput(input);
+    metrics?.searchQueries.inc({ transport });
+    return spec;
+  };
+
+  return {
+    search(actor: Actor, input: unknown, transport: SearchTransport = "rest"): SearchResult {
+      const spec = prepare(actor, input, transport);
+      const org = actor.organizationId;
+      const total = repo.count(org, spec);
+      const ids = total > spec.offset ? repo.pageIds(org, spec, spec.limit, spec.offset) : [];
+      return {
+        files: records(org, ids),
+        total,
+        page: Math.floor(spec.offset / spec.limit) + 1,
+        page_size: spec.limit,
+        total_pages: Math.ceil(total / spec.limit),
+      };
+    },
+
+    stream(actor: Actor, input: unknown, transport: SearchTransport = "rpc"): Iterable<FileDto> {
+      const spec = prepare(actor, input, transport);
+      const org = actor.organizationId;
+      return (function* () {
+        for (let done = 0; done < spec.limit; ) {
+          const take = Math.min(STREAM_BATCH, spec.limit - done);
+          const ids = repo.pageIds(org, spec, take, spec.offset + done);
+          yield* records(org, ids);
+          if (ids.length < take) return;
+          done += take;
+        }
+      })();
+    },
+  };
+}
+
+export type SearchService = ReturnType<typeof createSearchService>;

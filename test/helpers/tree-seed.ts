@@ -1,0 +1,120 @@
+/**
+ * Seeds organizations, users and tree rows straight into the database, for
+ * the search and tags tests while the files/orgs REST routes are being built
+ * in parallel. Rows go through the same `files` table (and so the same FTS
+ * triggers) as the files service uses. Move the tests to the upload API once
+ * it is ready.
+ */
+import { eq } from "drizzle-orm";
+import type { Db } from "../../src/db/client.ts";
+import { files, organizations, roles, userRoles, users } from "../../src/db/schema.ts";
+import { newId, nowIso } from "../../src/platform/ids.ts";
+import { createPasswordHasher } from "../../src/platform/passwords.ts";
+import type { TestServer } from "./server.ts";
+
+/** The organization id in an access token. */
+export function orgOfToken(token: string): string {
+  const payload = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8"));
+  return payload.organization_id as string;
+}
+
+/** A new organization with one user holding `permissions`; returns its access token and org id. */
+export async function seedOrgUser(
+  s: TestServer,
+  username: string,
+  permissions: string[] = ["*:*"],
+  organizationId?: string,
+): Promise<{ token: string; orgId: string }> {
+  const db = s.server.ctx.db;
+  const now = nowIso();
+  const orgId = organizationId ?? newId();
+  const password = "correct-Horse-battery-9";
+  const hash = await createPasswordHasher({ memoryKib: 1024, iterations: 1 }).hash(password);
+  const userId = newId();
+  const roleId = newId();
+  db.transaction((tx) => {
+    if (!organizationId) {
+      tx.insert(organizations)
+        .values({ id: orgId, name: `org-${username}`, created_at: now, updated_at: now })
+        .run();
+    }
+    tx.insert(roles)
+      .values({
+        id: roleId,
+        organization_id: orgId,
+        name: `role-${username}`,
+        permissions,
+        created_at: now,
+        updated_at: now,
+      })
+      .run();
+    tx.insert(users)
+      .values({
+        id: userId,
+        organization_id: orgId,
+        username,
+        email: `${username}@example.com`,
+        password_hash: hash,
+        created_at: now,
+        updated_at: now,
+      })
+      .run();
+    tx.insert(userRoles).values({ user_id: userId, role_id: roleId, created_at: now }).run();
+  });
+  return { token: await s.login(username, password), orgId };
+}
+
+export interface SeedEntry {
+  path: string;
+  type?: "file" | "directory";
+  size?: number;
+  created_at?: string;
+}
+
+/**
+ * Inserts files (and any missing parent directories) of `entries` into the
+ * organization's tree; returns path → id of every row it touched.
+ */
+export function seedTree(db: Db, orgId: string, entries: (string | SeedEntry)[]): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const row of db
+    .select({ id: files.id, path: files.path })
+    .from(files)
+    .where(eq(files.organization_id, orgId))
+    .all()) {
+    ids.set(row.path, row.id);
+  }
+  const insert = (e: SeedEntry, parentId: string | undefined) => {
+    const now = e.created_at ?? nowIso();
+    const id = newId();
+    const type = e.type ?? "file";
+    db.insert(files)
+      .values({
+        id,
+        organization_id: orgId,
+        parent_id: parentId ?? null,
+        name: e.path.slice(e.path.lastIndexOf("/") + 1),
+        path: e.path,
+        type,
+        size: type === "directory" ? 0 : (e.size ?? 0),
+        mime_type: type === "directory" ? "inode/directory" : "application/octet-stream",
+        created_at: now,
+        updated_at: now,
+        accessed_at: now,
+      })
+      .run();
+    ids.set(e.path, id);
+  };
+  for (const raw of entries) {
+    const e = typeof raw === "string" ? { path: raw } : raw;
+    const parts = e.path.split("/").filter(Boolean);
+    let parentId: string | undefined;
+    for (let i = 1; i < parts.length; i++) {
+      const dir = `/${parts.slice(0, i).join("/")}`;
+      if (!ids.has(dir)) insert({ path: dir, type: "directory" }, parentId);
+      parentId = ids.get(dir);
+    }
+    insert(e, parentId);
+  }
+  return ids;
+}
