@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
-import type { z } from "zod";
-import { type Config, configSchema, SECRET_KEYS } from "./schema.ts";
+import { type Config, configKeys, configSchema, SECRET_KEYS } from "./schema.ts";
 
 /** A configuration that cannot be used; the message names the offending key. */
 export class ConfigError extends Error {
@@ -23,20 +22,11 @@ export function envName(section: string, key: string): string {
   return `ATTIC_${section}_${key}`.toUpperCase();
 }
 
-function sections(): [string, string[]][] {
-  return Object.entries(configSchema.shape).map(([section, schema]) => {
-    const inner = (schema as unknown as { unwrap(): z.ZodObject }).unwrap();
-    return [section, Object.keys(inner.shape)];
-  });
-}
-
 function fromEnv(env: NodeJS.ProcessEnv): Tree {
   const tree: Tree = {};
-  for (const [section, keys] of sections()) {
-    for (const key of keys) {
-      const value = env[envName(section, key)];
-      if (value !== undefined && value !== "") (tree[section] ??= {})[key] = value;
-    }
+  for (const { section, key } of configKeys()) {
+    const value = env[envName(section, key)];
+    if (value !== undefined && value !== "") (tree[section] ??= {})[key] = value;
   }
   return tree;
 }

@@ -10,7 +10,8 @@ export function parseDuration(value: string | number): number | undefined {
   return n > 0 ? n * unit : undefined;
 }
 
-const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
+/** A duration: "30s", "15m", "2h", "7d" or a number of seconds; parsed to seconds. */
+export const duration = z.union([z.string(), z.number()]).transform((v, ctx) => {
   const seconds = parseDuration(v);
   if (seconds === undefined) {
     ctx.addIssue({
@@ -46,11 +47,17 @@ const stringList = z.union([
 export const configSchema = z.object({
   server: z
     .object({
+      /** Listen address (0.0.0.0: every IPv4 interface; :: for IPv6 too). */
       host: z.string().min(1).default("0.0.0.0"),
+      /** Listen port for REST, RPC and the web UI (0 picks a free one). */
       port: int(0, 65535).default(8080),
+      /** Take the client address from X-Forwarded-For (only behind a reverse proxy you control). */
       trust_proxy: bool.default(false),
+      /** Origins allowed to call the API from a browser (CORS); others get no Allow-Origin. */
       cors_origins: stringList.default([]),
+      /** PEM certificate file; with tls_key, the port serves TLS (h2 and http/1.1 by ALPN). */
       tls_cert: z.string().optional(),
+      /** PEM private key file of tls_cert. */
       tls_key: z.string().optional(),
       /** Largest JSON body accepted, bytes. */
       max_json_bytes: int(1024, 64 * 1024 * 1024).default(1024 * 1024),
@@ -67,32 +74,47 @@ export const configSchema = z.object({
     .prefault({}),
   storage: z
     .object({
+      /** Database, stored files and signing keys. */
       data_dir: z.string().min(1).default("./data"),
+      /** Largest upload in bytes; larger answers 413 (0: no limit). */
       max_upload_bytes: int(0, Number.MAX_SAFE_INTEGER).default(0),
     })
     .strict()
     .prefault({}),
   auth: z
     .object({
+      /** Password of the first admin; unset: a random one, logged once and written to DATA_DIR/initial-admin-password. */
       initial_admin_password: z.string().min(1).optional(),
+      /** Open self-registration (POST /api/v1/auth/register answers 403 when off). */
       registration_enabled: bool.default(false),
+      /** Lifetime of access tokens (JWT). */
       access_token_ttl: duration.default(15 * 60),
+      /** Lifetime of refresh tokens. */
       refresh_token_ttl: duration.default(7 * 86400),
+      /** RS256 private key (PEM, RSA 4096+); unset: a pair generated in DATA_DIR/keys/. */
       private_key_file: z.string().optional(),
+      /** RS256 public key (PEM) of private_key_file. */
       public_key_file: z.string().optional(),
+      /** API keys one user may hold. */
       max_api_keys_per_user: int(0, 10_000).default(10),
       /** argon2id memory cost in KiB (OWASP: 19456 with 2 passes). */
       password_hash_memory_kib: int(1024, 4 * 1024 * 1024).default(19456),
+      /** argon2id passes. */
       password_hash_iterations: int(1, 100).default(2),
     })
     .strict()
     .prefault({}),
   rate_limit: z
     .object({
+      /** Rate limiting on or off. */
       enabled: bool.default(true),
+      /** Requests per minute per client address (unauthenticated traffic). */
       global_per_minute: int(1, 10_000_000).default(100),
+      /** Login and register attempts per minute per client address, together. */
       login_per_minute: int(1, 10_000_000).default(5),
+      /** Other auth endpoint calls (refresh, logout, ...) per minute per client address. */
       auth_per_minute: int(1, 10_000_000).default(10),
+      /** Requests per minute per authenticated user. */
       user_per_minute: int(1, 10_000_000).default(1000),
       /** Most distinct clients remembered per limiter; the oldest are forgotten first. */
       max_tracked_clients: int(100, 10_000_000).default(100_000),
@@ -101,13 +123,16 @@ export const configSchema = z.object({
     .prefault({}),
   log: z
     .object({
+      /** Log level; logs are JSON lines on stderr. */
       level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
     })
     .strict()
     .prefault({}),
   media: z
     .object({
+      /** ffmpeg executable (thumbnails of videos); the server runs without it. */
       ffmpeg_path: z.string().default("ffmpeg"),
+      /** ffprobe executable (media metadata); the server runs without it. */
       ffprobe_path: z.string().default("ffprobe"),
     })
     .strict()
@@ -123,11 +148,16 @@ export const configSchema = z.object({
         "$RECYCLE.BIN",
         ".Trash-*",
       ]),
+      /** Index names starting with a dot in watched folders. */
       include_dotfiles: bool.default(false),
       /** Rescan interval when live watching is unavailable. */
       poll_interval: duration.default(300),
       /** Debounce window for file-system events. */
       debounce: duration.default(2),
+      /** Watch folders live (inotify via chokidar); false: always rescan every poll_interval. */
+      live: bool.default(true),
+      /** Host files hashed at once in the background (0: never hash watched files). */
+      hash_concurrency: int(0, 16).default(1),
     })
     .strict()
     .prefault({}),
@@ -135,6 +165,25 @@ export const configSchema = z.object({
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type Config = Readonly<z.output<typeof configSchema>>;
+
+/** One configuration key: its section, name and zod schema (default included). */
+export interface ConfigKey {
+  section: string;
+  key: string;
+  schema: z.ZodType;
+}
+
+/** Every key of configSchema in declaration order. */
+export function configKeys(): ConfigKey[] {
+  return Object.entries(configSchema.shape).flatMap(([section, outer]) => {
+    const inner = (outer as unknown as { unwrap(): z.ZodObject }).unwrap();
+    return Object.entries(inner.shape).map(([key, schema]) => ({
+      section,
+      key,
+      schema: schema as z.ZodType,
+    }));
+  });
+}
 
 /** Keys whose values are masked wherever settings are shown. */
 export const SECRET_KEYS = new Set(["auth.initial_admin_password"]);
