@@ -14,6 +14,7 @@ import { errorResponse, toAppError } from "./on-error.ts";
 import { type Guards, newRouter } from "./router.ts";
 import { mountRoutes } from "./routes/index.ts";
 import { webUi } from "./static.ts";
+import { swaggerRoutes } from "./swagger.ts";
 
 /** Paths never rate limited: probes and scrapers call them on a timer. */
 const UNLIMITED = new Set(["/health", "/api/v1/health", "/metrics"]);
@@ -101,6 +102,8 @@ export function createApp(
 
   // The browser UI last: every API route above wins, unknown API paths stay JSON 404s.
   app.get("*", webUi());
+  app.route("/", swaggerRoutes(ctx));
+
   app.notFound((c) => errorResponse(c, new AppError("NOT_FOUND", "no such endpoint")));
   app.onError((err, c) => errorResponse(c, toAppError(err, c.get("log") ?? ctx.log)));
   return app;

@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { AppError } from "../errors.ts";
+import { AppError, ERRORS } from "../errors.ts";
 import type { Env, Router } from "./env.ts";
 
 /**
@@ -37,7 +37,13 @@ export interface Guards {
 export const ErrorSchema = z
   .object({
     error: z.object({
-      code: z.string().openapi({ example: "ERR_NOT_FOUND" }),
+      code: z.string().openapi({
+        example: "ERR_NOT_FOUND",
+        enum: [...new Set(Object.values(ERRORS).map((e) => e.wire))],
+        description: `Stable error code; its HTTP status: ${Object.values(ERRORS)
+          .map((e) => `${e.wire} ${e.http}`)
+          .join(", ")}.`,
+      }),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
     }),
