@@ -1,10 +1,9 @@
 import type { Config } from "./config/schema.ts";
 import type { Db } from "./db/client.ts";
-import type { AuthService } from "./domain/auth/auth.service.ts";
+import type { AccountServices } from "./domain/accounts.ts";
 import type { SearchService } from "./domain/search/search.service.ts";
 import type { SettingsService } from "./domain/settings/settings.service.ts";
 import type { TagsService } from "./domain/tags/tags.service.ts";
-import type { UsersRepo } from "./domain/users/users.repo.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./platform/metrics.ts";
 
@@ -12,9 +11,7 @@ import type { Metrics } from "./platform/metrics.ts";
  * The domain services, built once by the composition root (server.ts) and
  * shared by the REST and RPC adapters. Each area adds its service here.
  */
-export interface Services {
-  auth: AuthService;
-  usersRepo: UsersRepo;
+export interface Services extends AccountServices {
   search: SearchService;
   tags: TagsService;
   settings: SettingsService;

@@ -5,14 +5,13 @@ import { getRequestListener } from "@hono/node-server";
 import type { Config } from "./config/schema.ts";
 import { type AppContext, HealthRegistry, type Services } from "./context.ts";
 import { openDb } from "./db/client.ts";
-import { createAuthService } from "./domain/auth/auth.service.ts";
+import { createAccountServices } from "./domain/accounts.ts";
 import { createTokenSigner } from "./domain/auth/tokens.ts";
 import { createSearchService } from "./domain/search/search.service.ts";
 import { createSettingsRepo } from "./domain/settings/settings.repo.ts";
 import { createSettingsService } from "./domain/settings/settings.service.ts";
 import { bootstrap } from "./domain/setup.ts";
 import { createTagsService } from "./domain/tags/tags.service.ts";
-import { createUsersRepo } from "./domain/users/users.repo.ts";
 import { createApp } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { loadSigningKeys } from "./platform/keys.ts";
@@ -65,12 +64,10 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     access: cfg.auth.access_token_ttl,
     refresh: cfg.auth.refresh_token_ttl,
   });
-  const usersRepo = createUsersRepo(db);
   const services: Services = {
-    usersRepo,
+    ...createAccountServices({ db, cfg, tokens, passwords, metrics }),
     search: createSearchService({ db, metrics }),
     tags: createTagsService({ db }),
-    auth: createAuthService({ db, users: usersRepo, tokens, passwords, metrics }),
     settings: createSettingsService({ repo: createSettingsRepo(db) }),
   };
   const ctx: AppContext = {

@@ -1,4 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { OrgName } from "../orgs/orgs.schemas.ts";
+import { Email, Password, Username } from "../users/users.schemas.ts";
 
 export const LoginInput = z
   .object({
@@ -32,3 +34,42 @@ export const TokenPairSchema = z
   .openapi("TokenPair");
 
 export const SuccessSchema = z.object({ success: z.boolean() }).openapi("Success");
+
+export const RegisterInput = z
+  .object({
+    username: Username,
+    email: Email,
+    password: Password,
+    organization_name: OrgName.optional().openapi({
+      description: "Creates this organization with the user as its Admin; default: one named after the user",
+    }),
+  })
+  .openapi("RegisterRequest");
+
+export const ChangePasswordInput = z
+  .object({ current_password: Password, new_password: Password })
+  .openapi("ChangePasswordRequest");
+
+/** `PUT /auth/password`: `old_password` or `current_password` (CONTRACT accepts both). */
+export const PasswordUpdateInput = z
+  .object({
+    old_password: Password.optional(),
+    current_password: Password.optional(),
+    new_password: Password,
+  })
+  .refine((v) => v.old_password !== undefined || v.current_password !== undefined, {
+    message: "old_password or current_password is required",
+    path: ["old_password"],
+  })
+  .openapi("PasswordUpdateRequest");
+
+export const ProfileUpdateInput = z
+  .object({
+    username: Username.optional(),
+    email: Email.optional(),
+    display_name: z.string().trim().max(100).nullable().optional(),
+  })
+  .openapi("ProfileUpdateRequest");
+
+export type Register = z.infer<typeof RegisterInput>;
+export type ProfileUpdate = z.infer<typeof ProfileUpdateInput>;

@@ -8,6 +8,7 @@ import type { PasswordHasher } from "../../platform/passwords.ts";
 import type { Actor } from "../actor.ts";
 import { isSubset } from "../permissions.ts";
 import { permissionsOf, type UserRow, type UsersRepo } from "../users/users.repo.ts";
+import { ActiveUsers } from "./active-users.ts";
 import { hashSecret, type TokenSigner } from "./tokens.ts";
 
 export interface TokenPair {
@@ -54,9 +55,14 @@ const BAD_REFRESH = () => new AppError("UNAUTHENTICATED", "invalid or expired re
  */
 export function createAuthService(deps: Deps) {
   const { db, tokens, passwords, metrics } = deps;
+  const active = new ActiveUsers();
+  // The gauge is computed when scraped, so users drop out of it after 15 quiet minutes.
+  (metrics.activeUsers as unknown as { collect?: () => void }).collect = () =>
+    metrics.activeUsers.set(active.count());
 
   /** Issues an access token and a refresh token of `family` (a new family when omitted). */
   async function issue(user: UserRow, family = newId()): Promise<TokenPair> {
+    active.touch(user.id);
     const userRoles = deps.users.rolesOf(user.id);
     const access = await tokens.signAccess({
       sub: user.id,
@@ -175,9 +181,10 @@ export function createAuthService(deps: Deps) {
     const user = deps.users.byId(verified.sub);
     // Tokens issued before a password change or of a deactivated user stop at once.
     if (!user?.is_active) throw new AppError("UNAUTHENTICATED", "invalid token");
-    if (user.password_changed_at && Date.parse(user.password_changed_at) > verified.iat * 1000 + 999) {
+    if (user.password_changed_at && Date.parse(user.password_changed_at) > verified.issuedAtMs) {
       throw new AppError("UNAUTHENTICATED", "token revoked");
     }
+    active.touch(user.id);
     const permissions = Array.isArray(verified.claims.permissions)
       ? (verified.claims.permissions as string[])
       : [];
@@ -212,6 +219,7 @@ export function createAuthService(deps: Deps) {
     // Intersect with the owner's current permissions: a demoted owner's keys shrink too.
     const permissions = key.permissions.filter((p) => isSubset([p], owner));
     db.update(apiKeys).set({ last_used_at: now }).where(eq(apiKeys.id, key.id)).run();
+    active.touch(user.id);
     metrics.apiKeyUsage.inc();
     return {
       userId: user.id,

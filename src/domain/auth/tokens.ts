@@ -21,6 +21,8 @@ export interface VerifiedToken {
   typ: TokenType;
   exp: number;
   iat: number;
+  /** Issue time in milliseconds (the `iat_ms` claim; `iat` × 1000 for tokens without it). */
+  issuedAtMs: number;
   fam?: string;
   claims: Record<string, unknown>;
 }
@@ -38,9 +40,12 @@ export function createTokenSigner(keys: SigningKeys, ttl: { access: number; refr
     claims: Record<string, unknown>,
   ): Promise<{ token: string; jti: string; exp: number }> {
     const jti = newId();
-    const iat = Math.floor(Date.now() / 1000);
+    const issuedAtMs = Date.now();
+    const iat = Math.floor(issuedAtMs / 1000);
     const exp = iat + (typ === "access" ? ttl.access : ttl.refresh);
-    const token = await new SignJWT({ ...claims, typ })
+    // iat_ms: a password change revokes tokens issued before it to the millisecond,
+    // so the token issued right after it (same second) still works.
+    const token = await new SignJWT({ ...claims, typ, iat_ms: issuedAtMs })
       .setProtectedHeader({ alg: "RS256", typ: "JWT" })
       .setSubject(sub)
       .setIssuer(ISSUER)
@@ -70,6 +75,7 @@ export function createTokenSigner(keys: SigningKeys, ttl: { access: number; refr
         typ,
         exp: payload.exp!,
         iat: payload.iat!,
+        issuedAtMs: typeof payload.iat_ms === "number" ? payload.iat_ms : payload.iat! * 1000,
         ...(typeof payload.fam === "string" ? { fam: payload.fam } : {}),
         claims: payload as Record<string, unknown>,
       };

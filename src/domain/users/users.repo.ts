@@ -1,8 +1,10 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { roles, userRoles, users } from "../../db/schema.ts";
+import { nowIso } from "../../platform/ids.ts";
 
 export type UserRow = typeof users.$inferSelect;
+export type NewUserRow = typeof users.$inferInsert;
 
 /** Queries on users and their roles. */
 export function createUsersRepo(db: Db) {
@@ -25,8 +27,39 @@ export function createUsersRepo(db: Db) {
         .from(userRoles)
         .innerJoin(roles, eq(roles.id, userRoles.role_id))
         .where(eq(userRoles.user_id, userId))
-        .orderBy(userRoles.created_at)
+        .orderBy(userRoles.created_at, roles.name)
         .all(),
+    /** One page of an organization's users, by username. */
+    listInOrg: (orgId: string, limit: number, offset: number) =>
+      db
+        .select()
+        .from(users)
+        .where(eq(users.organization_id, orgId))
+        .orderBy(asc(sql`${users.username} COLLATE NOCASE`))
+        .limit(limit)
+        .offset(offset)
+        .all(),
+    countInOrg: (orgId: string) =>
+      db.select({ n: count() }).from(users).where(eq(users.organization_id, orgId)).get()?.n ?? 0,
+    /** Inserts a user holding `roleId`, in one transaction. */
+    insertWithRole: (values: NewUserRow, roleId: string) =>
+      db.transaction((tx) => {
+        tx.insert(users).values(values).run();
+        tx.insert(userRoles).values({ user_id: values.id, role_id: roleId, created_at: nowIso() }).run();
+      }),
+    update: (id: string, set: Partial<Omit<NewUserRow, "id" | "organization_id">>) =>
+      db
+        .update(users)
+        .set({ ...set, updated_at: nowIso() })
+        .where(eq(users.id, id))
+        .returning()
+        .get(),
+    /** Replaces every role of the user with `roleId`. */
+    replaceRoles: (userId: string, roleId: string) =>
+      db.transaction((tx) => {
+        tx.delete(userRoles).where(eq(userRoles.user_id, userId)).run();
+        tx.insert(userRoles).values({ user_id: userId, role_id: roleId, created_at: nowIso() }).run();
+      }),
   };
 }
 

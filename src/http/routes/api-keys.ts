@@ -1,8 +1,71 @@
+import { createRoute } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import type { Router } from "../env.ts";
-import { type Guards, newRouter } from "../router.ts";
+import {
+  ApiKeyListSchema,
+  CreateApiKeyInput,
+  CreatedApiKeySchema,
+} from "../../domain/apikeys/apikeys.schemas.ts";
+import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
+import { IdParam } from "../../domain/users/users.schemas.ts";
+import { actorOf, type Router } from "../env.ts";
+import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
 
-/** REST routes of api-keys (not built yet). */
-export function apiKeysRoutes(_ctx: AppContext, _guards: Guards): Router {
-  return newRouter();
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+
+/** The three API-key routes under `base` (`/auth/api-keys` and its variant `/api-keys`). */
+function routesAt(base: "/auth/api-keys" | "/api-keys", guard: ReturnType<Guards["auth"]>) {
+  const common = { tags: ["API keys"], security: SECURED, middleware: guard };
+  return {
+    create: createRoute({
+      ...common,
+      method: "post",
+      path: base,
+      summary: "Create an API key (the secret is returned only now)",
+      description:
+        "Permissions must be a subset of the caller's current permissions (a key cannot create a wider " +
+        "key). At most auth.max_api_keys_per_user live keys (409 ERR_LIMIT_REACHED).",
+      request: { body: { ...json(CreateApiKeyInput), required: true } },
+      responses: {
+        201: { description: "Created; `key` is shown once", ...json(CreatedApiKeySchema) },
+        ...errorResponses(400, 401, 403, 404, 409, 429),
+      },
+    }),
+    list: createRoute({
+      ...common,
+      method: "get",
+      path: base,
+      summary: "The caller's API keys (without secrets), with last_used_at",
+      responses: {
+        200: { description: "Keys", ...json(ApiKeyListSchema) },
+        ...errorResponses(401, 403, 429),
+      },
+    }),
+    revoke: createRoute({
+      ...common,
+      method: "delete",
+      path: `${base}/{id}`,
+      summary: "Revoke an API key; it stops working on the next request",
+      request: { params: IdParam },
+      responses: {
+        200: { description: "Revoked", ...json(SuccessSchema) },
+        ...errorResponses(401, 403, 404, 429),
+      },
+    }),
+  };
+}
+
+/** API keys of the caller, served at both `/auth/api-keys` and `/api-keys`. */
+export function apiKeysRoutes(ctx: AppContext, guards: Guards): Router {
+  const r = newRouter();
+  const keys = ctx.services.apiKeys;
+  for (const base of ["/auth/api-keys", "/api-keys"] as const) {
+    const routes = routesAt(base, guards.auth());
+    r.openapi(routes.create, (c) => c.json(keys.create(actorOf(c), c.req.valid("json")), 201));
+    r.openapi(routes.list, (c) => c.json(keys.list(actorOf(c)), 200));
+    r.openapi(routes.revoke, (c) => {
+      keys.revoke(actorOf(c), c.req.valid("param").id);
+      return c.json({ success: true }, 200);
+    });
+  }
+  return r;
 }

@@ -1,0 +1,102 @@
+import { z } from "@hono/zod-openapi";
+
+/** CONTRACT: 3–32 of `[A-Za-z0-9_.-]`. */
+export const Username = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{3,32}$/, "username must be 3-32 characters of letters, digits, _ . -")
+  .openapi({ example: "alice" });
+
+/** A valid address, at most 254 characters (RFC 5321). */
+export const Email = z.email("invalid email address").max(254).openapi({ example: "alice@example.com" });
+
+/** A password as received; its strength is checked by the service (it needs the username). */
+export const Password = z.string().min(1).max(1024).openapi({ format: "password" });
+
+/** A one-line name: trimmed, 1..max characters, no control characters. */
+export const Label = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((v) => !/\p{Cc}/u.test(v), "must not contain control characters");
+
+export const DisplayName = z
+  .string()
+  .trim()
+  .max(100)
+  .refine((v) => !/\p{Cc}/u.test(v), "must not contain control characters");
+
+/** A role given by id or by name (case-insensitive). */
+export const RoleRef = z.string().min(1).max(100).openapi({ example: "Member" });
+
+export const IdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+
+/** `limit` (1–500, default 50) and `offset` (default 0) of list endpoints. */
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  offset: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+});
+export type Page = z.infer<typeof PageQuery>;
+
+export const RoleSummarySchema = z.object({ id: z.string(), name: z.string() }).openapi("RoleSummary");
+
+/** A user as admins and the user themself see it; never the password. */
+export const UserDetailSchema = z
+  .object({
+    id: z.string(),
+    username: z.string(),
+    email: z.string(),
+    display_name: z.string().nullable(),
+    organization_id: z.string(),
+    is_active: z.boolean(),
+    is_instance_admin: z.boolean(),
+    must_change_password: z.boolean(),
+    role: z.string().openapi({ description: "Name of the first role ('' when none)" }),
+    roles: z.array(RoleSummarySchema),
+    permissions: z.array(z.string()),
+    created_at: z.string(),
+    updated_at: z.string(),
+    last_login_at: z.string().nullable(),
+  })
+  .openapi("UserDetail");
+
+export const UserListSchema = z
+  .object({
+    users: z.array(UserDetailSchema),
+    total: z.number().int(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+  })
+  .openapi("UserList");
+
+export const CreateUserInput = z
+  .object({
+    username: Username,
+    email: Email,
+    password: Password,
+    role: RoleRef.optional().openapi({ description: "Role name or id; default Member" }),
+    display_name: DisplayName.optional(),
+  })
+  .openapi("CreateUserRequest");
+
+export const UpdateUserInput = z
+  .object({
+    display_name: DisplayName.nullable().optional(),
+    email: Email.optional(),
+    is_active: z.boolean().optional(),
+    role: RoleRef.optional().openapi({ description: "Replaces the user's roles with this one (name or id)" }),
+  })
+  .openapi("UpdateUserRequest");
+
+export const ResetPasswordInput = z.object({ new_password: Password }).openapi("ResetPasswordRequest");
+
+export type CreateUser = z.infer<typeof CreateUserInput>;
+export type UpdateUser = z.infer<typeof UpdateUserInput>;
+export type UserDetail = z.infer<typeof UserDetailSchema>;

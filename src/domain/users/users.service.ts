@@ -1,0 +1,181 @@
+import { conflictOnUnique } from "../../db/unique.ts";
+import { AppError, notFound } from "../../errors.ts";
+import { newId, nowIso } from "../../platform/ids.ts";
+import type { PasswordHasher } from "../../platform/passwords.ts";
+import { type Actor, requirePermission } from "../actor.ts";
+import { assertStrongPassword } from "../auth/password-policy.ts";
+import { parseInput } from "../parse-input.ts";
+import type { RolesService } from "../roles/roles.service.ts";
+import { permissionsOf, type UserRow, type UsersRepo } from "./users.repo.ts";
+import {
+  type CreateUser,
+  CreateUserInput,
+  type Page,
+  PageQuery,
+  ResetPasswordInput,
+  type UpdateUser,
+  UpdateUserInput,
+  type UserDetail,
+} from "./users.schemas.ts";
+
+/** Managing the users of one's organization needs this (Admin holds it through `*:*`). */
+export const USER_MANAGE = "user:manage";
+
+export interface NewAccount {
+  username: string;
+  email: string;
+  password: string;
+  display_name?: string | null;
+}
+
+/**
+ * User management within the actor's organization (`user:manage`): create,
+ * list, get, update, deactivate, reset password. Deactivation and password
+ * resets revoke the user's sessions at once (bearer tokens and API keys check
+ * `is_active` and `password_changed_at` on every request).
+ */
+export function createUsersService(deps: {
+  users: UsersRepo;
+  roles: RolesService;
+  passwords: PasswordHasher;
+  revokeSessions: (userId: string) => void;
+}) {
+  const { users, roles, passwords } = deps;
+
+  function detail(u: UserRow): UserDetail {
+    const held = users.rolesOf(u.id);
+    return {
+      id: u.id,
+      username: u.username,
+      email: u.email,
+      display_name: u.display_name,
+      organization_id: u.organization_id,
+      is_active: u.is_active,
+      is_instance_admin: u.is_instance_admin,
+      must_change_password: u.must_change_password,
+      role: held[0]?.name ?? "",
+      roles: held.map((r) => ({ id: r.id, name: r.name })),
+      permissions: permissionsOf(held),
+      created_at: u.created_at,
+      updated_at: u.updated_at,
+      last_login_at: u.last_login_at,
+    };
+  }
+
+  /** 409 when the username or email is taken by another user (both are unique instance-wide). */
+  function assertAvailable(fields: { username?: string; email?: string }, exceptId?: string): void {
+    const byName = fields.username ? users.byUsername(fields.username) : undefined;
+    if (byName && byName.id !== exceptId) throw new AppError("CONFLICT", "username already exists");
+    const byEmail = fields.email ? users.byEmail(fields.email) : undefined;
+    if (byEmail && byEmail.id !== exceptId) throw new AppError("CONFLICT", "email already exists");
+  }
+
+  /**
+   * Creates a user in `organizationId` holding `roleId`, with no permission
+   * check: for register, organization creation and `create` below. Checks the
+   * password policy and uniqueness; stores only the argon2id hash.
+   */
+  async function provision(organizationId: string, account: NewAccount, roleId: string): Promise<UserRow> {
+    assertStrongPassword(account.password, account.username);
+    assertAvailable(account);
+    const hash = await passwords.hash(account.password);
+    assertAvailable(account); // again: hashing yielded to other requests
+    const now = nowIso();
+    const id = newId();
+    conflictOnUnique("username or email already exists", () =>
+      users.insertWithRole(
+        {
+          id,
+          organization_id: organizationId,
+          username: account.username,
+          email: account.email,
+          display_name: account.display_name ?? null,
+          password_hash: hash,
+          created_at: now,
+          updated_at: now,
+        },
+        roleId,
+      ),
+    );
+    return users.byId(id)!;
+  }
+
+  function mustGet(actor: Actor, id: string): UserRow {
+    const user = users.byIdInOrg(actor.organizationId, id);
+    if (!user) throw notFound("user");
+    return user;
+  }
+
+  async function create(actor: Actor, input: CreateUser): Promise<UserDetail> {
+    requirePermission(actor, USER_MANAGE);
+    const data = parseInput(CreateUserInput, input);
+    const role = roles.resolve(actor, data.role ?? "Member");
+    roles.checkGrantable(actor, role.permissions);
+    return detail(await provision(actor.organizationId, data, role.id));
+  }
+
+  function list(actor: Actor, page: Partial<Page>) {
+    requirePermission(actor, USER_MANAGE);
+    const { limit, offset } = parseInput(PageQuery, page);
+    return {
+      users: users.listInOrg(actor.organizationId, limit, offset).map(detail),
+      total: users.countInOrg(actor.organizationId),
+      limit,
+      offset,
+    };
+  }
+
+  function update(actor: Actor, id: string, input: UpdateUser): UserDetail {
+    requirePermission(actor, USER_MANAGE);
+    const data = parseInput(UpdateUserInput, input);
+    const user = mustGet(actor, id);
+    if (data.is_active === false && user.id === actor.userId) {
+      throw new AppError("VALIDATION", "you cannot deactivate yourself");
+    }
+    const role = data.role === undefined ? undefined : roles.resolve(actor, data.role);
+    if (role) roles.checkGrantable(actor, role.permissions);
+    if (data.email) assertAvailable({ email: data.email }, user.id);
+    const set = {
+      ...(data.display_name !== undefined ? { display_name: data.display_name } : {}),
+      ...(data.email !== undefined ? { email: data.email } : {}),
+      ...(data.is_active !== undefined ? { is_active: data.is_active } : {}),
+    };
+    conflictOnUnique("email already exists", () => users.update(user.id, set));
+    if (role) users.replaceRoles(user.id, role.id);
+    if (data.is_active === false) deps.revokeSessions(user.id);
+    return detail(users.byId(user.id)!);
+  }
+
+  async function resetPassword(actor: Actor, id: string, input: { new_password: string }): Promise<void> {
+    requirePermission(actor, USER_MANAGE);
+    const { new_password } = parseInput(ResetPasswordInput, input);
+    const user = mustGet(actor, id);
+    assertStrongPassword(new_password, user.username);
+    const hash = await passwords.hash(new_password);
+    // The user chose none of this: they must pick their own at next sign-in.
+    users.update(user.id, {
+      password_hash: hash,
+      password_changed_at: nowIso(),
+      must_change_password: user.id !== actor.userId,
+    });
+    deps.revokeSessions(user.id);
+  }
+
+  return {
+    detail,
+    provision,
+    assertAvailable,
+    create,
+    list,
+    get: (actor: Actor, id: string): UserDetail => {
+      requirePermission(actor, USER_MANAGE);
+      return detail(mustGet(actor, id));
+    },
+    update,
+    deactivate: (actor: Actor, id: string): UserDetail => update(actor, id, { is_active: false }),
+    activate: (actor: Actor, id: string): UserDetail => update(actor, id, { is_active: true }),
+    resetPassword,
+  };
+}
+
+export type UsersService = ReturnType<typeof createUsersService>;
