@@ -1,7 +1,6 @@
 import { parseArgs } from "node:util";
 import { ConfigError, describeConfig, loadConfig } from "./config/load.ts";
 import { createLogger } from "./log.ts";
-import { buildServer } from "./server.ts";
 import { VERSION } from "./version.ts";
 
 const HELP = `attic ${VERSION}: self-hosted file and media server
@@ -92,6 +91,8 @@ async function serve(values: Record<string, string | boolean | undefined>): Prom
   }
   const log = createLogger(cfg.log.level);
   log.info({ version: VERSION, settings: describeConfig(cfg) }, "starting attic");
+  // Loaded here, not at the top: --version and --help stay fast.
+  const { buildServer } = await import("./server.ts");
   const server = await buildServer(cfg, { log });
   const { url } = await server.listen();
   process.stdout.write(`attic listening on ${url}\n`);

@@ -12,6 +12,7 @@ import { createSettingsRepo } from "./domain/settings/settings.repo.ts";
 import { createSettingsService } from "./domain/settings/settings.service.ts";
 import { bootstrap } from "./domain/setup.ts";
 import { createTagsService } from "./domain/tags/tags.service.ts";
+import { createWatchedService } from "./domain/watched/watched.service.ts";
 import { createApp } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { loadSigningKeys } from "./platform/keys.ts";
@@ -69,6 +70,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     search: createSearchService({ db, metrics }),
     tags: createTagsService({ db }),
     settings: createSettingsService({ repo: createSettingsRepo(db) }),
+    watched: createWatchedService({ db, cfg: cfg.watch, log, metrics, dataDir }),
   };
   const ctx: AppContext = {
     cfg,
@@ -93,6 +95,9 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
 
   let listener: Listener | undefined;
   const closers: (() => Promise<void> | void)[] = [];
+  ctx.health.register("watched_folders", () => services.watched.health());
+  services.watched.start();
+  closers.push(() => services.watched.close());
   return {
     ctx,
     handler,

@@ -75,6 +75,28 @@ export function createMetrics() {
       labelNames: ["limiter"] as const,
       registers: r,
     }),
+    watchedFilesIndexed: new Counter({
+      name: "attic_watched_files_indexed_total",
+      help: "Host files added to or updated in the index of watched folders",
+      registers: r,
+    }),
+    watchedScanErrors: new Counter({
+      name: "attic_watched_scan_errors_total",
+      help: "Entries of watched folders that could not be read or indexed",
+      registers: r,
+    }),
+    watchedScanRate: new Gauge({
+      name: "attic_watched_scan_files_per_second",
+      help: "Files examined per second by the running or last scan, per watched folder",
+      labelNames: ["folder"] as const,
+      registers: r,
+    }),
+    watchedFolders: new Gauge({
+      name: "attic_watched_folders",
+      help: "Watched folders by status (scanning, watching, polling, offline, error, idle)",
+      labelNames: ["status"] as const,
+      registers: r,
+    }),
   };
 }
 

@@ -1,6 +1,8 @@
 /**
- * Fixed-window counters keyed by client (IP or user id), one window per
- * minute. Memory is bounded: past `maxKeys` the least recently touched keys
+ * Fixed-window counters keyed by client (IP or user id): a key's window
+ * opens at its first request and lasts `windowMs` (a minute), so a client
+ * gets its full budget whenever it starts, not a share of the clock's minute.
+ * Memory is bounded: past `maxKeys` the least recently touched keys
  * are forgotten (a Map keeps insertion order; touching re-inserts).
  */
 export class RateLimiter {
@@ -23,7 +25,7 @@ export class RateLimiter {
     const now = this.now();
     let w = this.windows.get(key);
     if (!w || now - w.start >= this.windowMs) {
-      w = { start: now - (now % this.windowMs), count: 0 };
+      w = { start: now, count: 0 };
     }
     this.windows.delete(key);
     this.windows.set(key, w);

@@ -1,8 +1,123 @@
+import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import type { Router } from "../env.ts";
-import { type Guards, newRouter } from "../router.ts";
+import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
+import { FileListSchema } from "../../domain/files/files.schemas.ts";
+import {
+  CreateWatchedFolderInput,
+  ListFilesInput,
+  ScanInput,
+  UpdateWatchedFolderInput,
+  WatchedFolderSchema,
+} from "../../domain/watched/watched.schemas.ts";
+import { actorOf, type Router } from "../env.ts";
+import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
 
-/** REST routes of watched-folders (not built yet). */
-export function watchedFoldersRoutes(_ctx: AppContext, _guards: Guards): Router {
-  return newRouter();
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
+const FolderList = z.object({ folders: z.array(WatchedFolderSchema) }).openapi("WatchedFolderList");
+
+const route = <T extends Parameters<typeof createRoute>[0]>(r: T) =>
+  createRoute({ ...r, tags: ["Watched folders"], security: SECURED });
+
+const create = route({
+  method: "post",
+  path: "/watched-folders",
+  summary:
+    "Mount a host directory read-only into the tree (org:admin); the first scan runs in the background",
+  description:
+    "Refused with 403 ERR_FORBIDDEN_PATH for `/`, system directories (/etc, /root, /sys, /proc, /dev, /boot), " +
+    "Attic's data dir (or a folder containing it) and folders overlapping another watched folder; " +
+    "400 when the path is not an existing absolute directory.",
+  request: { body: { ...json(CreateWatchedFolderInput), required: true } },
+  responses: {
+    201: { description: "Created; status `scanning`", ...json(WatchedFolderSchema) },
+    ...errorResponses(400, 401, 403, 404, 409, 429),
+  },
+});
+const list = route({
+  method: "get",
+  path: "/watched-folders",
+  summary: "List the organization's watched folders with status and scan progress",
+  responses: {
+    200: { description: "Folders by name", ...json(FolderList) },
+    ...errorResponses(401, 403, 429),
+  },
+});
+const get = route({
+  method: "get",
+  path: "/watched-folders/{id}",
+  summary: "A watched folder: status (idle, scanning, watching, polling, offline, error) and progress",
+  request: { params: IdParam },
+  responses: {
+    200: { description: "The folder", ...json(WatchedFolderSchema) },
+    ...errorResponses(401, 403, 404, 429),
+  },
+});
+const update = route({
+  method: "put",
+  path: "/watched-folders/{id}",
+  summary: "Rename a watched folder (and its directory in the tree)",
+  request: { params: IdParam, body: { ...json(UpdateWatchedFolderInput), required: true } },
+  responses: {
+    200: { description: "The folder", ...json(WatchedFolderSchema) },
+    ...errorResponses(400, 401, 403, 404, 409, 429),
+  },
+});
+const remove = route({
+  method: "delete",
+  path: "/watched-folders/{id}",
+  summary: "Unmount a watched folder: its rows leave the tree; host files are never touched",
+  request: { params: IdParam },
+  responses: {
+    200: { description: "Removed", ...json(SuccessSchema) },
+    ...errorResponses(401, 403, 404, 429),
+  },
+});
+const scan = route({
+  method: "post",
+  path: "/watched-folders/{id}/scan",
+  summary: "Queue a rescan (unchanged directories are skipped unless `full`)",
+  request: { params: IdParam, query: ScanInput },
+  responses: {
+    202: { description: "Queued", ...json(WatchedFolderSchema) },
+    ...errorResponses(400, 401, 403, 404, 429),
+  },
+});
+const files = route({
+  method: "get",
+  path: "/watched-folders/{id}/files",
+  summary: "Indexed files of a watched folder, by host path",
+  request: { params: IdParam, query: ListFilesInput },
+  responses: {
+    200: { description: "A page of files", ...json(FileListSchema) },
+    ...errorResponses(400, 401, 403, 404, 429),
+  },
+});
+
+/** Watched folders: CRUD, scan and indexed files; permission checks in the watched service. */
+export function watchedFoldersRoutes(ctx: AppContext, guards: Guards): Router {
+  const r = newRouter();
+  const watched = ctx.services.watched;
+  r.use("/watched-folders", guards.auth());
+  r.use("/watched-folders/*", guards.auth());
+
+  r.openapi(create, async (c) => c.json(await watched.create(actorOf(c), c.req.valid("json")), 201));
+  r.openapi(list, (c) => c.json(watched.list(actorOf(c)), 200));
+  r.openapi(get, (c) => c.json(watched.get(actorOf(c), c.req.valid("param").id), 200));
+  r.openapi(update, (c) =>
+    c.json(watched.update(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
+  );
+  r.openapi(remove, async (c) => {
+    await watched.remove(actorOf(c), c.req.valid("param").id);
+    return c.json({ success: true }, 200);
+  });
+  r.openapi(scan, (c) =>
+    c.json(watched.scan(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 202),
+  );
+  r.openapi(files, (c) => {
+    // FileDto.type is a string column; the rows only ever hold the schema's values.
+    const page = watched.listFiles(actorOf(c), c.req.valid("param").id, c.req.valid("query"));
+    return c.json(page as z.infer<typeof FileListSchema>, 200);
+  });
+  return r;
 }

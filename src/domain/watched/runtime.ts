@@ -1,0 +1,305 @@
+import { dirname, relative } from "node:path";
+import type { Config } from "../../config/schema.ts";
+import type { Logger } from "../../log.ts";
+import { listDir, realDir } from "../../platform/hostfs.ts";
+import { nowIso } from "../../platform/ids.ts";
+import type { Metrics } from "../../platform/metrics.ts";
+import { maxUserWatches, type TreeWatch, watchTree } from "../../platform/watcher.ts";
+import { excluder, pathExcluder } from "./exclude.ts";
+import { hashPending } from "./hasher.ts";
+import { type DirTask, newStats, type ScanStats, syncTree } from "./scanner.ts";
+import type { FolderProgress, WatchedFolderRow, WatchedRepo } from "./watched.repo.ts";
+
+/** How often an offline folder's host path is probed for its return. */
+const OFFLINE_PROBE_MS = 3000;
+/** Fraction of the kernel's inotify budget one folder may take before Attic polls instead. */
+const WATCH_BUDGET = 0.8;
+
+export interface RuntimeDeps {
+  repo: WatchedRepo;
+  cfg: Config["watch"];
+  log: Logger;
+  metrics: Metrics;
+}
+
+interface FolderState {
+  id: string;
+  /** Scans and syncs of one folder run one after another: they write the same rows. */
+  chain: Promise<void>;
+  abort: AbortController;
+  status: string;
+  message: string | null;
+  root?: string;
+  watch?: TreeWatch;
+  pollTimer?: NodeJS.Timeout;
+  pollReason?: string;
+  probeTimer?: NodeJS.Timeout;
+  hashing: boolean;
+}
+
+/**
+ * The background life of watched folders: scans, live sync through the
+ * watcher, the polling fallback, offline detection and lazy hashing. Holds
+ * no business rules about who may do what (the service checks that).
+ */
+export function createWatchRuntime(deps: RuntimeDeps) {
+  const { repo, cfg, log, metrics } = deps;
+  const excluded = excluder(cfg.exclude, cfg.include_dotfiles);
+  const states = new Map<string, FolderState>();
+  let closed = false;
+
+  const stateOf = (id: string): FolderState => {
+    let st = states.get(id);
+    if (!st) {
+      st = {
+        id,
+        chain: Promise.resolve(),
+        abort: new AbortController(),
+        status: "idle",
+        message: null,
+        hashing: false,
+      };
+      states.set(id, st);
+    }
+    return st;
+  };
+
+  function enqueue(st: FolderState, job: () => Promise<void>): Promise<void> {
+    const run = st.chain.then(async () => {
+      if (closed || st.abort.signal.aborted) return;
+      try {
+        await job();
+      } catch (err) {
+        if (closed || st.abort.signal.aborted) return;
+        log.error({ err, folder: st.id }, "watched folder work failed");
+        setStatus(st, "error", (err as Error).message);
+      }
+    });
+    st.chain = run;
+    return run;
+  }
+
+  function setStatus(
+    st: FolderState,
+    status: string,
+    message: string | null,
+    extra: FolderProgress = {},
+  ): void {
+    st.status = status;
+    st.message = message;
+    repo.updateFolder(st.id, { status, status_message: message, ...extra });
+    const counts: Record<string, number> = {};
+    for (const s of states.values()) counts[s.status] = (counts[s.status] ?? 0) + 1;
+    for (const name of ["idle", "scanning", "watching", "polling", "offline", "error"]) {
+      metrics.watchedFolders.set({ status: name }, counts[name] ?? 0);
+    }
+  }
+
+  /** Checks the host root; goes offline (and answers undefined) when it is gone or looks unmounted. */
+  async function presentRoot(st: FolderState, row: WatchedFolderRow): Promise<string | undefined> {
+    const root = await realDir(row.path);
+    let reason: string | undefined;
+    if (!root) reason = "host folder is missing (drive unmounted or removed?)";
+    else if (root !== row.path) reason = "host folder now resolves to another place";
+    else if (repo.countFiles(row.id) > 0 && (await listDir(root)).entries.length === 0) {
+      reason = "host folder is empty while files were indexed (drive unmounted?)";
+    }
+    if (!reason) return root;
+    await goOffline(st, reason);
+    return undefined;
+  }
+
+  async function goOffline(st: FolderState, message: string): Promise<void> {
+    await stopLive(st);
+    repo.setOffline(st.id, true);
+    setStatus(st, "offline", message);
+    st.probeTimer ??= setInterval(() => void probe(st), Math.min(OFFLINE_PROBE_MS, cfg.poll_interval * 1000));
+    st.probeTimer.unref();
+  }
+
+  async function probe(st: FolderState): Promise<void> {
+    const row = repo.getById(st.id);
+    if (!row || (await realDir(row.path)) !== row.path) return;
+    clearInterval(st.probeTimer);
+    st.probeTimer = undefined;
+    void scan(st.id, false);
+  }
+
+  async function runScan(st: FolderState, full: boolean): Promise<void> {
+    const row = repo.getById(st.id);
+    if (!row) return;
+    const root = await presentRoot(st, row);
+    const mount = repo.mountRow(st.id);
+    if (!root || !mount) return;
+    clearInterval(st.probeTimer);
+    st.probeTimer = undefined;
+    if (st.status === "offline" || row.status === "offline") repo.setOffline(st.id, false);
+    st.root = root;
+    const started = nowIso();
+    setStatus(st, "scanning", null, { last_scan_started_at: started, files_seen: 0, scan_errors: 0 });
+    const stats = newStats();
+    const t0 = performance.now();
+    const rate = () => stats.filesSeen / Math.max((performance.now() - t0) / 1000, 0.001);
+    const reporter = setInterval(() => {
+      repo.updateFolder(st.id, { files_seen: stats.filesSeen, scan_errors: stats.errors, scan_rate: rate() });
+      metrics.watchedScanRate.set({ folder: st.id }, rate());
+    }, 1000);
+    try {
+      const task: DirTask = { rel: "", ...mount, isNew: false };
+      await syncTree(repo, target(row, root), [task], scanOptions(st, stats, full, "all"));
+    } finally {
+      clearInterval(reporter);
+    }
+    metrics.watchedScanRate.set({ folder: st.id }, rate());
+    record(stats);
+    repo.updateFolder(st.id, {
+      files_seen: stats.filesSeen,
+      scan_errors: stats.errors,
+      scan_rate: rate(),
+      files_indexed: repo.countFiles(st.id),
+      last_scan_finished_at: nowIso(),
+    });
+    log.info(
+      { folder: st.id, ...stats, seconds: (performance.now() - t0) / 1000, full },
+      "watched folder scanned",
+    );
+    await ensureLive(st, root);
+    kickHasher(st, root);
+  }
+
+  const target = (row: WatchedFolderRow, root: string) => ({
+    folderId: row.id,
+    organizationId: row.organization_id,
+    ownerId: row.created_by,
+    root,
+  });
+  const scanOptions = (st: FolderState, stats: ScanStats, full: boolean, recurse: "all" | "new") => ({
+    full,
+    recurse,
+    excluded,
+    signal: st.abort.signal,
+    stats,
+  });
+  const record = (stats: ScanStats) => {
+    metrics.watchedFilesIndexed.inc(stats.indexed);
+    metrics.watchedScanErrors.inc(stats.errors);
+  };
+
+  /** Starts the live watch, or the polling fallback when watching is off, too costly or failing. */
+  async function ensureLive(st: FolderState, root: string): Promise<void> {
+    if (st.watch) return setStatus(st, "watching", null);
+    if (st.pollTimer) return setStatus(st, "polling", st.pollReason ?? null);
+    if (!cfg.live) return startPolling(st, "live watching is off (watch.live = false)");
+    const dirs = repo.countDirs(st.id);
+    const max = maxUserWatches();
+    if (max !== undefined && dirs > max * WATCH_BUDGET) {
+      return startPolling(
+        st,
+        `${dirs} directories exceed the inotify budget (${max}); raise fs.inotify.max_user_watches`,
+      );
+    }
+    st.watch = watchTree(root, {
+      ignored: pathExcluder(excluded),
+      debounceMs: cfg.debounce * 1000,
+      onChanges: (paths) => void enqueue(st, () => runSync(st, paths)),
+      onError: (err) => {
+        log.warn({ err, folder: st.id }, "watching a folder failed; falling back to periodic rescans");
+        void stopLive(st).then(() => startPolling(st, `live watching failed (${err.code ?? err.message})`));
+      },
+    });
+    setStatus(st, "watching", null);
+  }
+
+  function startPolling(st: FolderState, message: string): void {
+    clearInterval(st.pollTimer);
+    st.pollTimer = setInterval(() => void scan(st.id, true), cfg.poll_interval * 1000);
+    st.pollTimer.unref();
+    st.pollReason = `${message}; rescanning every ${cfg.poll_interval} s`;
+    setStatus(st, "polling", st.pollReason);
+  }
+
+  async function stopLive(st: FolderState): Promise<void> {
+    clearInterval(st.pollTimer);
+    st.pollTimer = undefined;
+    const w = st.watch;
+    st.watch = undefined;
+    await w?.close();
+  }
+
+  /** Re-reads the directories holding changed paths (new subdirectories in full). */
+  async function runSync(st: FolderState, paths: Set<string>): Promise<void> {
+    const row = repo.getById(st.id);
+    if (!row || !st.root) return;
+    const root = await presentRoot(st, row);
+    if (!root) return;
+    const tasks = new Map<string, DirTask>();
+    for (const p of paths) {
+      const rel = relative(root, p);
+      if (rel.startsWith("..")) continue;
+      for (let dir = parentRel(rel); ; dir = parentRel(dir)) {
+        const found = repo.byRel(st.id, dir);
+        if (found?.type === "directory") {
+          tasks.set(dir, { rel: dir, id: found.id, path: found.path, knownMtime: null, isNew: false });
+          break;
+        }
+        if (dir === "") break;
+      }
+    }
+    const stats = newStats();
+    await syncTree(repo, target(row, root), [...tasks.values()], scanOptions(st, stats, true, "new"));
+    record(stats);
+    repo.updateFolder(st.id, { files_indexed: repo.countFiles(st.id) });
+    kickHasher(st, root);
+  }
+
+  function kickHasher(st: FolderState, root: string): void {
+    if (st.hashing || cfg.hash_concurrency === 0) return;
+    st.hashing = true;
+    const opts = { concurrency: cfg.hash_concurrency, signal: st.abort.signal, log };
+    void hashPending(repo, st.id, root, opts)
+      .catch((err) => log.warn({ err, folder: st.id }, "hashing watched files failed"))
+      .finally(() => {
+        st.hashing = false;
+      });
+  }
+
+  /** Queues a scan of a folder (after any running one); resolves when it has run. */
+  function scan(id: string, full: boolean): Promise<void> {
+    const st = stateOf(id);
+    return enqueue(st, () => runScan(st, full));
+  }
+
+  /** Stops every background activity of a folder (before it is deleted). */
+  async function stop(id: string): Promise<void> {
+    const st = states.get(id);
+    if (!st) return;
+    st.abort.abort();
+    clearInterval(st.probeTimer);
+    await stopLive(st);
+    await st.chain;
+    states.delete(id);
+  }
+
+  return {
+    scan,
+    stop,
+    /** Scans every folder of the instance (server start); watches start after each scan. */
+    startAll(): void {
+      for (const row of repo.all()) void scan(row.id, false);
+    },
+    /** Closes every watcher and timer and waits for running work to stop (shutdown). */
+    async close(): Promise<void> {
+      closed = true;
+      await Promise.all([...states.keys()].map(stop));
+    },
+    /** Status and message of each folder this process runs. */
+    statuses: () => [...states.values()].map((s) => ({ id: s.id, status: s.status, message: s.message })),
+  };
+}
+
+const parentRel = (rel: string) => {
+  const d = dirname(rel);
+  return d === "." ? "" : d;
+};
+
+export type WatchRuntime = ReturnType<typeof createWatchRuntime>;

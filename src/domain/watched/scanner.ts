@@ -1,0 +1,304 @@
+import { join } from "node:path";
+import { setImmediate as yieldToLoop } from "node:timers/promises";
+import { lookup } from "mime-types";
+import { confinedLinkTarget, dirMtime, type FileFacts, fileFacts, listDir } from "../../platform/hostfs.ts";
+import { newId, nowIso } from "../../platform/ids.ts";
+import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
+
+/** Rows written per transaction; between batches the event loop runs. */
+export const BATCH_SIZE = 4000;
+const DIR_CONCURRENCY = 8;
+const STAT_CONCURRENCY = 32;
+
+/** What a scan or a sync needs to know about the folder. */
+export interface ScanTarget {
+  folderId: string;
+  organizationId: string;
+  ownerId: string | null;
+  /** Real path of the host root. */
+  root: string;
+}
+
+/** A directory to visit: its row and what the index last knew of it. */
+export interface DirTask {
+  rel: string;
+  id: string;
+  path: string;
+  knownMtime: number | null;
+  isNew: boolean;
+}
+
+/** Counters a scan keeps up to date while it runs (read by the progress reporter). */
+export interface ScanStats {
+  filesSeen: number;
+  /** Files added or updated. */
+  indexed: number;
+  written: number;
+  errors: number;
+  dirsRead: number;
+  dirsSkipped: number;
+}
+
+export interface ScanOptions {
+  /** Read every directory and stat every file, even in directories whose mtime is unchanged. */
+  full: boolean;
+  /** Visit subdirectories: every one (a scan) or only new ones (a live-sync of changed directories). */
+  recurse: "all" | "new";
+  /** True for names never indexed (exclusions, dot-files). */
+  excluded: (name: string) => boolean;
+  signal?: AbortSignal;
+  stats: ScanStats;
+}
+
+export const newStats = (): ScanStats => ({
+  filesSeen: 0,
+  indexed: 0,
+  written: 0,
+  errors: 0,
+  dirsRead: 0,
+  dirsSkipped: 0,
+});
+
+/**
+ * Queues row writes and applies them in transactions of BATCH_SIZE, yielding
+ * to the event loop after each, so a scan of 200k files never holds the loop.
+ */
+class BatchWriter {
+  private ops: (() => void)[] = [];
+  private readonly repo: WatchedRepo;
+  private readonly stats: ScanStats;
+  constructor(repo: WatchedRepo, stats: ScanStats) {
+    this.repo = repo;
+    this.stats = stats;
+  }
+  push(op: () => void): void {
+    this.ops.push(op);
+  }
+  async maybeFlush(): Promise<void> {
+    if (this.ops.length >= BATCH_SIZE) await this.flush();
+  }
+  async flush(): Promise<void> {
+    if (this.ops.length === 0) return;
+    const ops = this.ops;
+    this.ops = [];
+    this.repo.transaction(() => {
+      for (const op of ops) op();
+    });
+    this.stats.written += ops.length;
+    await yieldToLoop();
+  }
+}
+
+/**
+ * Brings the index of the directories in `start` (and below, per
+ * `opts.recurse`) in line with the host: a streaming walk, types from
+ * dirents, a stat only for files, unchanged directories skipped on rescans
+ * (same mtime: no entry was added, removed or renamed in them).
+ */
+export async function syncTree(
+  repo: WatchedRepo,
+  target: ScanTarget,
+  start: DirTask[],
+  opts: ScanOptions,
+): Promise<void> {
+  const writer = new BatchWriter(repo, opts.stats);
+  const queue = [...start];
+  const worker = async () => {
+    for (let task = queue.pop(); task; task = queue.pop()) {
+      opts.signal?.throwIfAborted();
+      const subdirs = await syncDir(repo, writer, target, task, opts);
+      queue.push(...subdirs);
+      await writer.maybeFlush();
+    }
+  };
+  // Workers end when the queue is momentarily empty; loop until no worker found more work.
+  while (queue.length > 0) await Promise.all(Array.from({ length: DIR_CONCURRENCY }, worker));
+  await writer.flush();
+}
+
+async function syncDir(
+  repo: WatchedRepo,
+  writer: BatchWriter,
+  target: ScanTarget,
+  task: DirTask,
+  opts: ScanOptions,
+): Promise<DirTask[]> {
+  const abs = join(target.root, task.rel);
+  const mtime = await dirMtime(abs).catch(() => undefined);
+  if (mtime === undefined) {
+    // Gone (or replaced by a link or a file) since its parent was read: drop it.
+    if (task.rel !== "") writer.push(() => repo.deleteSubtree(target.folderId, task.rel));
+    return [];
+  }
+  const existing = task.isNew ? [] : repo.children(target.organizationId, task.id);
+  if (!opts.full && !task.isNew && task.knownMtime === mtime) {
+    opts.stats.dirsSkipped++;
+    return opts.recurse === "all" ? existing.filter(isDir).map((row) => childTask(task, row)) : [];
+  }
+  const entries = await readEntries(abs, target.root, opts);
+  if (!entries) return [];
+  const byName = new Map(existing.map((row) => [row.name, row]));
+  const subdirs: DirTask[] = [];
+  for (const entry of entries) {
+    const row = byName.get(entry.name);
+    if (entry.kind === "skip") continue;
+    byName.delete(entry.name);
+    if (entry.kind !== "file") subdirs.push(dirEntry(repo, writer, target, task, entry.name, row));
+    else if (fileEntry(repo, writer, target, task, entry.name, entry.facts, row)) opts.stats.indexed++;
+  }
+  // Rows whose entry vanished, or became something never indexed (a FIFO, an escaping link).
+  for (const gone of byName.values()) {
+    writer.push(() => repo.deleteSubtree(target.folderId, relOf(task, gone.name)));
+  }
+  // Stored after the children: an interrupted scan leaves the old mtime, so the next one redoes this directory.
+  writer.push(() => repo.setDirMtime(task.id, mtime));
+  return subdirs.filter((d) => opts.recurse === "all" || d.isNew);
+}
+
+type Resolved = { name: string; kind: "dir" | "skip" } | { name: string; kind: "file"; facts: FileFacts };
+
+/**
+ * Lists a directory and says what to index of each entry: directories (never
+ * through a link: that could loop or index a subtree twice), regular files
+ * and links to regular files inside the root (with size and mtime), nothing
+ * else. Undefined when the directory cannot be read (counted as an error).
+ */
+async function readEntries(abs: string, root: string, opts: ScanOptions): Promise<Resolved[] | undefined> {
+  let listing: Awaited<ReturnType<typeof listDir>>;
+  try {
+    listing = await listDir(abs);
+  } catch {
+    opts.stats.errors++;
+    return undefined;
+  }
+  opts.stats.dirsRead++;
+  opts.stats.errors += listing.badNames;
+  const wanted = listing.entries.filter((e) => !opts.excluded(e.name));
+  return mapLimit(wanted, STAT_CONCURRENCY, async (e): Promise<Resolved> => {
+    if (e.kind === "dir") return { name: e.name, kind: "dir" };
+    const full = join(abs, e.name);
+    const kind = e.kind === "symlink" ? await confinedLinkTarget(full, root) : e.kind;
+    if (kind !== "file") return { name: e.name, kind: "skip" };
+    try {
+      const facts = await fileFacts(full);
+      if (!facts) return { name: e.name, kind: "skip" };
+      opts.stats.filesSeen++;
+      return { name: e.name, kind: "file", facts };
+    } catch {
+      opts.stats.errors++;
+      return { name: e.name, kind: "skip" };
+    }
+  });
+}
+
+function dirEntry(
+  repo: WatchedRepo,
+  writer: BatchWriter,
+  target: ScanTarget,
+  parent: DirTask,
+  name: string,
+  row: IndexedChild | undefined,
+): DirTask {
+  if (row && isDir(row)) return childTask(parent, row);
+  const rel = relOf(parent, name);
+  if (row) writer.push(() => repo.deleteSubtree(target.folderId, rel));
+  const id = newId();
+  const path = `${parent.path}/${name}`;
+  const now = nowIso();
+  writer.push(() =>
+    repo.insertEntry({
+      ...base(target, parent, id, name, path, rel, now),
+      type: "directory",
+      size: 0,
+      mime_type: "inode/directory",
+      host_mtime_ms: null,
+      updated_at: now,
+    }),
+  );
+  return { rel, id, path, knownMtime: null, isNew: true };
+}
+
+function fileEntry(
+  repo: WatchedRepo,
+  writer: BatchWriter,
+  target: ScanTarget,
+  parent: DirTask,
+  name: string,
+  facts: FileFacts,
+  row: IndexedChild | undefined,
+): boolean {
+  const updatedAt = isoOf(facts.mtimeMs);
+  if (row && row.type === "file") {
+    if (row.size === facts.size && row.host_mtime_ms === facts.mtimeMs && !row.is_offline) return false;
+    writer.push(() =>
+      repo.updateFacts({ id: row.id, size: facts.size, host_mtime_ms: facts.mtimeMs, updated_at: updatedAt }),
+    );
+    return true;
+  }
+  const rel = relOf(parent, name);
+  if (row) writer.push(() => repo.deleteSubtree(target.folderId, rel));
+  const id = newId();
+  writer.push(() =>
+    repo.insertEntry({
+      ...base(target, parent, id, name, `${parent.path}/${name}`, rel, nowIso()),
+      type: "file",
+      size: facts.size,
+      mime_type: lookup(name) || "application/octet-stream",
+      host_mtime_ms: facts.mtimeMs,
+      updated_at: updatedAt,
+    }),
+  );
+  return true;
+}
+
+/** A host mtime as ISO text; absurd clocks (before 1970, past year 9999) read as now. */
+function isoOf(ms: number): string {
+  const d = new Date(ms);
+  return ms >= 0 && !Number.isNaN(d.getTime()) && d.getUTCFullYear() < 10000 ? d.toISOString() : nowIso();
+}
+
+function base(
+  target: ScanTarget,
+  parent: DirTask,
+  id: string,
+  name: string,
+  path: string,
+  rel: string,
+  now: string,
+) {
+  return {
+    id,
+    organization_id: target.organizationId,
+    owner_id: target.ownerId,
+    parent_id: parent.id,
+    name,
+    path,
+    watched_folder_id: target.folderId,
+    host_rel_path: rel,
+    now,
+  };
+}
+
+const isDir = (row: IndexedChild) => row.type === "directory";
+const relOf = (parent: DirTask, name: string) => (parent.rel === "" ? name : `${parent.rel}/${name}`);
+const childTask = (parent: DirTask, row: IndexedChild): DirTask => ({
+  rel: relOf(parent, row.name),
+  id: row.id,
+  path: `${parent.path}/${row.name}`,
+  knownMtime: row.host_mtime_ms,
+  isNew: false,
+});
+
+/** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const run = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+  return out;
+}

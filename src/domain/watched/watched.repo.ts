@@ -1,0 +1,197 @@
+import { and, asc, count, eq, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { files, watchedFolders } from "../../db/schema.ts";
+
+export type WatchedFolderRow = typeof watchedFolders.$inferSelect;
+export type FileRow = typeof files.$inferSelect;
+
+/** A row of a watched folder's subtree, as the scanner compares it with the host. */
+export interface IndexedChild {
+  id: string;
+  name: string;
+  type: string;
+  size: number;
+  host_mtime_ms: number | null;
+  is_offline: number;
+}
+
+/** The progress columns a scan writes back. */
+export type FolderProgress = Partial<
+  Pick<
+    WatchedFolderRow,
+    | "status"
+    | "status_message"
+    | "files_seen"
+    | "files_indexed"
+    | "scan_errors"
+    | "scan_rate"
+    | "last_scan_started_at"
+    | "last_scan_finished_at"
+  >
+>;
+
+/**
+ * Queries of the watched-folders area. CRUD goes through drizzle; the scan
+ * path uses prepared better-sqlite3 statements, since it runs hundreds of
+ * thousands of times per scan and drizzle's query building would dominate.
+ */
+export function createWatchedRepo(db: Db) {
+  const c = db.$client;
+  const children = c.prepare<[string, string], IndexedChild>(
+    `select id, name, type, size, host_mtime_ms, is_offline from files
+     where organization_id = ? and parent_id = ? and is_deleted = 0`,
+  );
+  const byRel = c.prepare<[string, string], { id: string; path: string; type: string }>(
+    "select id, path, type from files where watched_folder_id = ? and host_rel_path = ? and is_deleted = 0",
+  );
+  const insert = c.prepare(
+    `insert into files (id, organization_id, owner_id, parent_id, name, path, type, size, mime_type, hash,
+       watched_folder_id, host_rel_path, host_mtime_ms, is_offline, is_deleted, created_at, updated_at, accessed_at)
+     values (@id, @organization_id, @owner_id, @parent_id, @name, @path, @type, @size, @mime_type, '',
+       @watched_folder_id, @host_rel_path, @host_mtime_ms, 0, 0, @now, @updated_at, @now)`,
+  );
+  const updateFacts = c.prepare(
+    `update files set size = @size, host_mtime_ms = @host_mtime_ms, hash = '', is_offline = 0,
+       updated_at = @updated_at where id = @id`,
+  );
+  const setMtime = c.prepare("update files set host_mtime_ms = ? where id = ?");
+  // Range on host_rel_path ("/" is 0x2F, "0" is 0x30) so the (watched_folder_id, host_rel_path) index serves it.
+  const delSubtree = c.prepare(
+    `delete from files where watched_folder_id = @fid and
+       (host_rel_path = @rel or (host_rel_path >= @rel || '/' and host_rel_path < @rel || '0'))`,
+  );
+  const delAll = c.prepare("delete from files where watched_folder_id = ? and host_rel_path <> ''");
+  const setOffline = c.prepare(
+    "update files set is_offline = ? where watched_folder_id = ? and is_offline <> ?",
+  );
+  const mount = c.prepare<[string], { id: string; path: string; knownMtime: number | null }>(
+    `select id, path, host_mtime_ms as knownMtime from files
+     where watched_folder_id = ? and host_rel_path = '' and is_deleted = 0`,
+  );
+  const countDirs = c.prepare<[string], { n: number }>(
+    "select count(*) as n from files where watched_folder_id = ? and type = 'directory' and is_deleted = 0",
+  );
+  const countFiles = c.prepare<[string], { n: number }>(
+    "select count(*) as n from files where watched_folder_id = ? and type = 'file' and is_deleted = 0",
+  );
+  const unhashed = c.prepare<[string, number], { id: string; host_rel_path: string; size: number }>(
+    `select id, host_rel_path, size from files where watched_folder_id = ? and type = 'file' and hash = ''
+       and is_offline = 0 and is_deleted = 0 limit ?`,
+  );
+  const setHash = c.prepare("update files set hash = ? where id = ? and size = ? and host_mtime_ms = ?");
+
+  return {
+    /** Live rows directly under a directory row. */
+    children: (orgId: string, parentId: string) => children.all(orgId, parentId),
+    /** The row mirroring host path `rel` of folder `fid` ("" is the mount directory). */
+    byRel: (fid: string, rel: string) => byRel.get(fid, rel),
+    insertEntry: (row: NewEntry) => insert.run(row),
+    updateFacts: (p: { id: string; size: number; host_mtime_ms: number; updated_at: string }) =>
+      updateFacts.run(p),
+    setDirMtime: (id: string, mtimeMs: number | null) => setMtime.run(mtimeMs, id),
+    /** Deletes the row at `rel` and everything below it (cascades to playback positions and tags). */
+    deleteSubtree: (fid: string, rel: string) => delSubtree.run({ fid, rel }),
+    /** Deletes every row of the folder except its mount directory. */
+    deleteContents: (fid: string) => delAll.run(fid),
+    setOffline: (fid: string, offline: boolean) => setOffline.run(offline ? 1 : 0, fid, offline ? 1 : 0),
+    countFiles: (fid: string) => countFiles.get(fid)?.n ?? 0,
+    countDirs: (fid: string) => countDirs.get(fid)?.n ?? 0,
+    /** The directory row that mounts the folder in the tree, with the root's last seen mtime. */
+    mountRow: (fid: string) => mount.get(fid),
+    unhashed: (fid: string, limit: number) => unhashed.all(fid, limit),
+    /** Stores a hash only if the row still describes the bytes that were hashed. */
+    setHash: (id: string, hash: string, size: number, mtimeMs: number) =>
+      setHash.run(hash, id, size, mtimeMs),
+    /** Runs `fn` in one transaction (batches of scan writes). */
+    transaction: <T>(fn: () => T): T => c.transaction(fn)(),
+
+    all: () => db.select().from(watchedFolders).all(),
+    listByOrg: (orgId: string) =>
+      db
+        .select()
+        .from(watchedFolders)
+        .where(eq(watchedFolders.organization_id, orgId))
+        .orderBy(asc(watchedFolders.name))
+        .all(),
+    get: (orgId: string, id: string) =>
+      db
+        .select()
+        .from(watchedFolders)
+        .where(and(eq(watchedFolders.organization_id, orgId), eq(watchedFolders.id, id)))
+        .get(),
+    getById: (id: string) => db.select().from(watchedFolders).where(eq(watchedFolders.id, id)).get(),
+    insertFolder: (row: typeof watchedFolders.$inferInsert) => db.insert(watchedFolders).values(row).run(),
+    updateFolder: (id: string, patch: FolderProgress & { name?: string; updated_at?: string }) =>
+      db.update(watchedFolders).set(patch).where(eq(watchedFolders.id, id)).run(),
+    deleteFolder: (id: string) => {
+      c.transaction(() => {
+        db.delete(files).where(eq(files.watched_folder_id, id)).run();
+        db.delete(watchedFolders).where(eq(watchedFolders.id, id)).run();
+      })();
+    },
+    /** Real paths of every watched folder of the instance (overlap checks span organizations). */
+    allPaths: () =>
+      db.select({ id: watchedFolders.id, path: watchedFolders.path }).from(watchedFolders).all(),
+    getFile: (orgId: string, id: string) =>
+      db
+        .select()
+        .from(files)
+        .where(and(eq(files.organization_id, orgId), eq(files.id, id), eq(files.is_deleted, false)))
+        .get(),
+    /** Indexed regular files of a folder, by host path. */
+    listFiles: (fid: string, limit: number, offset: number) => {
+      const where = and(
+        eq(files.watched_folder_id, fid),
+        eq(files.type, "file"),
+        eq(files.is_deleted, false),
+      );
+      const rows = db
+        .select()
+        .from(files)
+        .where(where)
+        .orderBy(asc(files.host_rel_path))
+        .limit(limit)
+        .offset(offset)
+        .all();
+      const total = db.select({ n: count() }).from(files).where(where).get()?.n ?? 0;
+      return { rows, total };
+    },
+    /** Renames the mount directory and rewrites the paths of its subtree. */
+    renameMount: (
+      orgId: string,
+      fid: string,
+      oldPath: string,
+      newPath: string,
+      name: string,
+      now: string,
+    ) => {
+      c.transaction(() => {
+        db.run(sql`update files set name = ${name}, path = ${newPath}, updated_at = ${now}
+          where watched_folder_id = ${fid} and host_rel_path = ''`);
+        db.run(sql`update files set path = ${newPath} || substr(path, ${oldPath.length + 1})
+          where organization_id = ${orgId} and watched_folder_id = ${fid} and host_rel_path <> ''`);
+        db.update(watchedFolders).set({ name, updated_at: now }).where(eq(watchedFolders.id, fid)).run();
+      })();
+    },
+  };
+}
+
+/** Columns of a new host-backed row. */
+export interface NewEntry {
+  id: string;
+  organization_id: string;
+  owner_id: string | null;
+  parent_id: string | null;
+  name: string;
+  path: string;
+  type: "file" | "directory";
+  size: number;
+  mime_type: string;
+  watched_folder_id: string;
+  host_rel_path: string;
+  host_mtime_ms: number | null;
+  now: string;
+  updated_at: string;
+}
+
+export type WatchedRepo = ReturnType<typeof createWatchedRepo>;

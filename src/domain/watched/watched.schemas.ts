@@ -1,0 +1,61 @@
+import { z } from "@hono/zod-openapi";
+
+const Id = z.string().min(1).max(64);
+
+export const CreateWatchedFolderInput = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(255)
+      .openapi({ description: "Name of the directory it appears as in the tree" }),
+    path: z
+      .string()
+      .min(1)
+      .max(4096)
+      .openapi({ description: "Absolute host directory (resolved through symlinks)", example: "/srv/media" }),
+    parent_id: Id.optional().openapi({ description: "Directory to mount it under; default: the top" }),
+  })
+  .openapi("CreateWatchedFolderRequest");
+
+export const UpdateWatchedFolderInput = z
+  .object({ name: z.string().min(1).max(255).optional() })
+  .strict()
+  .openapi("UpdateWatchedFolderRequest");
+
+export const ScanInput = z
+  .object({
+    full: z
+      .union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")])
+      .optional()
+      .openapi({ description: "Stat every file, even in directories whose mtime is unchanged" }),
+  })
+  .openapi("ScanRequest");
+
+export const ListFilesInput = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  offset: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
+});
+
+export const WatchedFolderSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    path: z.string().openapi({ description: "Real host path" }),
+    directory_id: z.string().openapi({ description: "The directory mounting it in the tree" }),
+    status: z.enum(["idle", "scanning", "watching", "polling", "offline", "error"]),
+    status_message: z.string().optional(),
+    files_seen: z.number().int().openapi({ description: "Files examined by the running or last scan" }),
+    files_indexed: z.number().int().openapi({ description: "Files in the index" }),
+    scan_errors: z.number().int(),
+    scan_rate: z.number().openapi({ description: "Files per second of the running or last scan" }),
+    last_scan_started_at: z.string().optional(),
+    last_scan_finished_at: z.string().optional(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("WatchedFolder");
+
+export type CreateWatchedFolder = z.infer<typeof CreateWatchedFolderInput>;
+export type UpdateWatchedFolder = z.infer<typeof UpdateWatchedFolderInput>;
+export type WatchedFolderDto = z.infer<typeof WatchedFolderSchema>;

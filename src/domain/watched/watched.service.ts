@@ -1,0 +1,227 @@
+import { realpathSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "../../config/schema.ts";
+import type { HealthCheck } from "../../context.ts";
+import type { Db } from "../../db/client.ts";
+import { conflictOnUnique } from "../../db/unique.ts";
+import { AppError, invalid, notFound } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import { isInside, isPlainAbsolute, isSystemPath, openConfined, realDir } from "../../platform/hostfs.ts";
+import { isId, newId, nowIso } from "../../platform/ids.ts";
+import type { Metrics } from "../../platform/metrics.ts";
+import { type Actor, requirePermission } from "../actor.ts";
+import type { ContentLocation } from "../files/content.ts";
+import { type FileDto, toFileDtos } from "../files/files.dto.ts";
+import { normalizeName } from "../files/names.ts";
+import { parseInput } from "../parse-input.ts";
+import { createWatchRuntime } from "./runtime.ts";
+import { createWatchedRepo, type FileRow, type WatchedFolderRow } from "./watched.repo.ts";
+import {
+  CreateWatchedFolderInput,
+  ListFilesInput,
+  ScanInput,
+  UpdateWatchedFolderInput,
+  type WatchedFolderDto,
+} from "./watched.schemas.ts";
+
+export interface WatchedDeps {
+  db: Db;
+  cfg: Config["watch"];
+  log: Logger;
+  metrics: Metrics;
+  /** Attic's data dir: never watchable, nor any folder containing it. */
+  dataDir: string;
+}
+
+const forbidden = (message: string) => new AppError("FORBIDDEN_PATH", message);
+
+/**
+ * Watched folders of one organization: host directories mounted read-only
+ * into its tree. Management needs `org:admin`, reading `org:read`; another
+ * organization's folder is 404 like a missing one. Scanning and watching run
+ * in the background (runtime.ts); these calls never wait for a scan.
+ */
+export function createWatchedService(deps: WatchedDeps) {
+  const { db } = deps;
+  const repo = createWatchedRepo(db);
+  const runtime = createWatchRuntime({ repo, cfg: deps.cfg, log: deps.log, metrics: deps.metrics });
+  const dataDir = realOrSelf(deps.dataDir);
+
+  const folderOf = (actor: Actor, id: string): WatchedFolderRow => {
+    const row = isId(id) ? repo.get(actor.organizationId, id) : undefined;
+    if (!row) throw notFound("watched folder");
+    return row;
+  };
+
+  /** The real host directory for a new folder, after every refusal rule. */
+  async function checkedRoot(path: string): Promise<string> {
+    if (!isPlainAbsolute(path))
+      throw invalid("path must be an absolute host path without '..'", { field: "path" });
+    const real = await realDir(path);
+    if (!real) throw invalid("path is not an existing host directory", { field: "path" });
+    if (isSystemPath(real)) throw forbidden(`${real} is a system directory and cannot be watched`);
+    if (isInside(real, dataDir) || isInside(dataDir, real)) {
+      throw forbidden("a watched folder cannot be, contain or lie inside Attic's data directory");
+    }
+    for (const other of repo.allPaths()) {
+      if (isInside(real, other.path) || isInside(other.path, real)) {
+        throw forbidden(`${real} overlaps the watched folder at ${other.path}`);
+      }
+    }
+    return real;
+  }
+
+  /** The directory to mount under: a live, writable (not watched) directory of the org. */
+  function mountParent(actor: Actor, parentId: string | undefined): FileRow | undefined {
+    if (parentId === undefined) return undefined;
+    const parent = isId(parentId) ? repo.getFile(actor.organizationId, parentId) : undefined;
+    if (parent?.type !== "directory") throw notFound("parent directory", "DIRECTORY_NOT_FOUND");
+    if (parent.watched_folder_id) throw new AppError("READ_ONLY", "cannot mount inside a watched folder");
+    return parent;
+  }
+
+  return {
+    /** Mounts a host directory (POST /watched-folders); the first scan starts in the background. */
+    async create(actor: Actor, input: unknown): Promise<WatchedFolderDto> {
+      requirePermission(actor, "org:admin");
+      const q = parseInput(CreateWatchedFolderInput, input);
+      const name = normalizeName(q.name);
+      const parent = mountParent(actor, q.parent_id);
+      const root = await checkedRoot(q.path);
+      const id = newId();
+      const dirId = newId();
+      const now = nowIso();
+      conflictOnUnique(`a file or directory named ${JSON.stringify(name)} already exists there`, () =>
+        repo.transaction(() => {
+          repo.insertFolder({
+            ...{ id, organization_id: actor.organizationId, name, path: root, directory_id: dirId },
+            ...{ created_by: actor.userId, status: "scanning", created_at: now, updated_at: now },
+          });
+          repo.insertEntry({
+            ...{ id: dirId, organization_id: actor.organizationId, owner_id: actor.userId, name },
+            ...{ parent_id: parent?.id ?? null, path: `${parent?.path ?? ""}/${name}`, type: "directory" },
+            ...{ size: 0, mime_type: "inode/directory", watched_folder_id: id, host_rel_path: "" },
+            ...{ host_mtime_ms: null, now, updated_at: now },
+          });
+        }),
+      );
+      void runtime.scan(id, false);
+      return toDto(folderOf(actor, id));
+    },
+
+    list(actor: Actor): { folders: WatchedFolderDto[] } {
+      requirePermission(actor, "org:read");
+      return { folders: repo.listByOrg(actor.organizationId).map(toDto) };
+    },
+
+    get(actor: Actor, id: string): WatchedFolderDto {
+      requirePermission(actor, "org:read");
+      return toDto(folderOf(actor, id));
+    },
+
+    /** Renames the folder and its mount directory (PUT /watched-folders/:id). */
+    update(actor: Actor, id: string, input: unknown): WatchedFolderDto {
+      requirePermission(actor, "org:admin");
+      const q = parseInput(UpdateWatchedFolderInput, input ?? {});
+      const row = folderOf(actor, id);
+      const mount = repo.mountRow(row.id);
+      if (q.name !== undefined && mount) {
+        const name = normalizeName(q.name);
+        const newPath = `${mount.path.slice(0, mount.path.lastIndexOf("/"))}/${name}`;
+        conflictOnUnique(`a file or directory named ${JSON.stringify(name)} already exists there`, () =>
+          repo.renameMount(actor.organizationId, row.id, mount.path, newPath, name, nowIso()),
+        );
+      }
+      return toDto(folderOf(actor, id));
+    },
+
+    /** Unmounts: stops watching and removes the folder's rows (the host files are never touched). */
+    async remove(actor: Actor, id: string): Promise<void> {
+      requirePermission(actor, "org:admin");
+      const row = folderOf(actor, id);
+      await runtime.stop(row.id);
+      repo.deleteFolder(row.id);
+    },
+
+    /** Queues a rescan (POST /watched-folders/:id/scan) and answers at once. */
+    scan(actor: Actor, id: string, input: unknown): WatchedFolderDto {
+      requirePermission(actor, "org:admin");
+      const q = parseInput(ScanInput, input ?? {});
+      const row = folderOf(actor, id);
+      void runtime.scan(row.id, q.full ?? false);
+      return toDto(row);
+    },
+
+    /** Indexed files of the folder, by host path (GET /watched-folders/:id/files). */
+    listFiles(actor: Actor, id: string, input: unknown): { files: FileDto[]; total: number } {
+      requirePermission(actor, "file:read");
+      const q = parseInput(ListFilesInput, input ?? {});
+      const row = folderOf(actor, id);
+      const { rows, total } = repo.listFiles(row.id, q.limit, q.offset);
+      return { files: toFileDtos(db, rows), total };
+    },
+
+    /**
+     * Where a watched row's bytes are, for download/stream/content. Opens the
+     * host file and checks, on the opened descriptor, that it is still inside
+     * the folder: a directory swapped for an escaping symlink since indexing
+     * answers 404; an offline drive 503.
+     */
+    async resolveHostFile(row: FileRow): Promise<ContentLocation> {
+      const folder = row.watched_folder_id ? repo.getById(row.watched_folder_id) : undefined;
+      if (!folder || folder.organization_id !== row.organization_id || row.host_rel_path == null) {
+        throw notFound("file", "FILE_NOT_FOUND");
+      }
+      if (row.is_offline || folder.status === "offline") {
+        throw new AppError("UNAVAILABLE", "the drive holding this file is offline");
+      }
+      const opened = await openConfined(join(folder.path, row.host_rel_path), folder.path);
+      if (!opened) throw notFound("file", "FILE_NOT_FOUND");
+      await opened.handle.close();
+      return { path: opened.realPath, size: opened.size, mtimeMs: opened.mtimeMs };
+    },
+
+    /** Scans every folder and starts watching (server start). */
+    start: () => runtime.startAll(),
+    close: () => runtime.close(),
+    /** For /health: degraded while any folder polls, is offline or failed, naming them. */
+    health(): HealthCheck {
+      const troubled = runtime.statuses().filter((s) => ["polling", "offline", "error"].includes(s.status));
+      if (troubled.length === 0) return { status: "ok", folders: runtime.statuses().length };
+      return {
+        status: "degraded",
+        message: troubled.map((t) => `${repo.getById(t.id)?.name ?? t.id}: ${t.status}`).join("; "),
+        folders: troubled.map((t) => ({ id: t.id, status: t.status, message: t.message })),
+      };
+    },
+  };
+}
+
+function toDto(row: WatchedFolderRow): WatchedFolderDto {
+  return {
+    id: row.id,
+    name: row.name,
+    path: row.path,
+    directory_id: row.directory_id ?? "",
+    status: row.status as WatchedFolderDto["status"],
+    ...(row.status_message ? { status_message: row.status_message } : {}),
+    files_seen: row.files_seen,
+    files_indexed: row.files_indexed,
+    scan_errors: row.scan_errors,
+    scan_rate: row.scan_rate,
+    ...(row.last_scan_started_at ? { last_scan_started_at: row.last_scan_started_at } : {}),
+    ...(row.last_scan_finished_at ? { last_scan_finished_at: row.last_scan_finished_at } : {}),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+export type WatchedService = ReturnType<typeof createWatchedService>;

@@ -1,0 +1,143 @@
+import { constants } from "node:fs";
+import { type FileHandle, lstat, open, readdir, readlink, realpath, stat } from "node:fs/promises";
+import { isAbsolute, normalize, sep } from "node:path";
+
+/**
+ * Host directories Attic never indexes, serves or suggests, checked on real
+ * (symlink-resolved) paths. `/` itself is refused too, separately.
+ */
+export const SYSTEM_DIRS = ["/etc", "/root", "/sys", "/proc", "/dev", "/boot"] as const;
+
+/** True when `child` is `parent` or lies below it (both absolute and normalized). */
+export function isInside(child: string, parent: string): boolean {
+  if (parent === sep) return true;
+  return child === parent || child.startsWith(parent + sep);
+}
+
+/** True when a real path is `/`, a system directory or inside one. */
+export function isSystemPath(real: string): boolean {
+  return real === sep || SYSTEM_DIRS.some((d) => isInside(real, d));
+}
+
+/** Normalizes an absolute path: collapses `//` and `.`, drops a trailing slash. */
+export function normalizeAbsolute(p: string): string {
+  const n = normalize(p);
+  return n.length > 1 && n.endsWith(sep) ? n.slice(0, -1) : n;
+}
+
+/** An absolute path with no `..` segment (the only shape clients may send). */
+export function isPlainAbsolute(p: string): boolean {
+  return isAbsolute(p) && !p.split("/").includes("..") && !p.includes("\0");
+}
+
+/** The kind of a directory entry, read from the dirent (no stat). */
+export type EntryKind = "file" | "dir" | "symlink" | "other";
+
+export interface HostEntry {
+  name: string;
+  kind: EntryKind;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Lists a directory in one scandir call, types from the dirents. Names that
+ * are not valid UTF-8 cannot be represented in the tree: they are counted in
+ * `badNames` and left out, never crash the walk.
+ */
+export async function listDir(abs: string): Promise<{ entries: HostEntry[]; badNames: number }> {
+  const dirents = await readdir(abs, { withFileTypes: true, encoding: "buffer" });
+  const entries: HostEntry[] = [];
+  let badNames = 0;
+  for (const d of dirents) {
+    let name: string;
+    try {
+      name = utf8.decode(d.name);
+    } catch {
+      badNames++;
+      continue;
+    }
+    const kind: EntryKind = d.isFile()
+      ? "file"
+      : d.isDirectory()
+        ? "dir"
+        : d.isSymbolicLink()
+          ? "symlink"
+          : "other";
+    entries.push({ name, kind });
+  }
+  return { entries, badNames };
+}
+
+export interface FileFacts {
+  size: number;
+  mtimeMs: number;
+}
+
+/** Size and mtime of a regular file (follows a final symlink); undefined when not a regular file. */
+export async function fileFacts(abs: string): Promise<FileFacts | undefined> {
+  const st = await stat(abs);
+  return st.isFile() ? { size: st.size, mtimeMs: Math.trunc(st.mtimeMs) } : undefined;
+}
+
+/** Directory mtime (ms, truncated) or undefined when `abs` is not a directory (lstat: links are not followed). */
+export async function dirMtime(abs: string): Promise<number | undefined> {
+  const st = await lstat(abs);
+  return st.isDirectory() ? Math.trunc(st.mtimeMs) : undefined;
+}
+
+/**
+ * Resolves a symlink found while walking `root` and says what it points at,
+ * only when its target stays inside `root`; links leaving the root are never
+ * followed.
+ */
+export async function confinedLinkTarget(abs: string, root: string): Promise<"file" | "dir" | undefined> {
+  try {
+    const real = await realpath(abs);
+    if (!isInside(real, root)) return undefined;
+    const st = await stat(real);
+    return st.isFile() ? "file" : st.isDirectory() ? "dir" : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The real path of a directory, or undefined when it is missing or not a directory. */
+export async function realDir(abs: string): Promise<string | undefined> {
+  try {
+    const real = await realpath(abs);
+    return (await stat(real)).isDirectory() ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Opens a host file read-only and proves, from the opened descriptor itself
+ * (`/proc/self/fd`), that it lies inside `root`: a path component swapped for
+ * a symlink between indexing and this open cannot redirect it elsewhere.
+ * Returns undefined when the file is missing, not regular, or escapes.
+ */
+export async function openConfined(
+  abs: string,
+  root: string,
+): Promise<{ handle: FileHandle; realPath: string; size: number; mtimeMs: number } | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const realPath = await readlink(`/proc/self/fd/${handle.fd}`);
+    const st = await handle.stat();
+    if (!st.isFile() || !isInside(realPath, root)) {
+      await handle.close();
+      return undefined;
+    }
+    return { handle, realPath, size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
+  } catch {
+    await handle.close().catch(() => {});
+    return undefined;
+  }
+}

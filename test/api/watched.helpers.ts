@@ -1,0 +1,65 @@
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import type { TestServer } from "../helpers/server.ts";
+
+/** Polls `fn` every 100 ms until `ok` holds (bounded: throws with the last value after `ms`). */
+export async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: T = await fn();
+  while (!ok(last)) {
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${ms} ms; last: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+    last = await fn();
+  }
+  return last;
+}
+
+/** A fresh host directory (real path) holding `files` (relative path → content). */
+export function hostTree(files: Record<string, string>): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "attic-host-")));
+  for (const [rel, content] of Object.entries(files)) write(root, rel, content);
+  return root;
+}
+
+export function write(root: string, rel: string, content: string): void {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), content);
+}
+
+/** Watched-folder helpers bound to one server and token. */
+export function folders(s: TestServer, token: string) {
+  const get = async (id: string) => (await s.api("GET", `/api/v1/watched-folders/${id}`, { token })).body;
+  const names = async (id: string) => {
+    const r = await s.api("GET", `/api/v1/watched-folders/${id}/files?limit=1000`, { token });
+    return (r.body.files as { path: string }[]).map((f) => f.path).sort();
+  };
+  return {
+    get,
+    names,
+    async create(body: Record<string, unknown>) {
+      return s.api("POST", "/api/v1/watched-folders", { token, body });
+    },
+    /** Waits for the first scan of a new folder (or one finishing after `since`). */
+    async settled(id: string, since = "") {
+      return waitFor(
+        () => get(id),
+        (f) =>
+          ["watching", "polling", "offline", "error"].includes(f.status) &&
+          (f.last_scan_finished_at ?? "") > since,
+      );
+    },
+    async rescan(id: string, full = false) {
+      const before = (await get(id)).last_scan_finished_at ?? "";
+      const r = await s.api("POST", `/api/v1/watched-folders/${id}/scan${full ? "?full=true" : ""}`, {
+        token,
+      });
+      if (r.status !== 202) throw new Error(`scan: ${r.status} ${r.text}`);
+      return waitFor(
+        () => get(id),
+        (f) => (f.last_scan_finished_at ?? "") > before || f.status === "offline",
+      );
+    },
+  };
+}

@@ -1,0 +1,206 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { register } from "../helpers/accounts.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { folders, hostTree, waitFor, write } from "./watched.helpers.ts";
+
+describe("watched folders", () => {
+  let s: TestServer;
+  let token: string;
+  let f: ReturnType<typeof folders>;
+  const roots: string[] = [];
+  const tree = (files: Record<string, string>) => {
+    const r = hostTree(files);
+    roots.push(r);
+    return r;
+  };
+
+  beforeAll(async () => {
+    s = await startServer({ watch: { debounce: 0.2 }, auth: { registration_enabled: true } });
+    token = await s.login();
+    f = folders(s, token);
+  });
+  afterAll(async () => {
+    await s.close();
+    for (const r of roots) rmSync(r, { recursive: true, force: true });
+  });
+
+  it("mounts a host tree and indexes it, skipping exclusions, dot-files, FIFOs and escaping links", async () => {
+    const root = tree({
+      "a.txt": "alpha",
+      "Movies/film.mp4": "not really a video",
+      "Movies/Extras/b.txt": "bee",
+      "@eaDir/thumb.jpg": "x",
+      ".hidden": "x",
+      "Music/#recycle/old.mp3": "x",
+    });
+    execFileSync("mkfifo", [join(root, "pipe")]);
+    symlinkSync("/etc/hostname", join(root, "escape.txt"));
+    symlinkSync(join(root, "a.txt"), join(root, "inside-link.txt"));
+    symlinkSync("/etc", join(root, "etc-dir"));
+    writeFileSync(join(root, Buffer.from("bad-\xff-name.txt", "latin1").toString("latin1")), "x");
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${root}/raw-`), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]),
+      "x",
+    );
+
+    const r = await f.create({ name: "Media", path: root });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ name: "Media", path: root, status: "scanning" });
+    const done = await f.settled(r.body.id);
+    expect(done.status).toBe("watching");
+    expect(await f.names(r.body.id)).toEqual(
+      [
+        "/Media/a.txt",
+        "/Media/Movies/film.mp4",
+        "/Media/Movies/Extras/b.txt",
+        "/Media/inside-link.txt",
+        "/Media/bad-\u00ff-name.txt",
+      ].sort(),
+    );
+    expect(done.files_indexed).toBe(5);
+    expect(done.scan_errors).toBe(1); // the name that is not UTF-8
+    const page = await s.api("GET", `/api/v1/watched-folders/${r.body.id}/files?limit=2&offset=1`, { token });
+    expect(page.body.total).toBe(5);
+    expect(page.body.files).toHaveLength(2);
+    const film = (
+      await s.api("GET", `/api/v1/watched-folders/${r.body.id}/files?limit=100`, { token })
+    ).body.files.find((x: { name: string }) => x.name === "film.mp4");
+    expect(film).toMatchObject({
+      type: "file",
+      size: 18,
+      mime_type: "video/mp4",
+      path: "/Media/Movies/film.mp4",
+    });
+    // Hashes fill in lazily in the background.
+    const hashed = await waitFor(
+      () => s.api("GET", `/api/v1/watched-folders/${r.body.id}/files?limit=100`, { token }),
+      (x) => x.body.files.every((file: { hash: string }) => /^[0-9a-f]{64}$/.test(file.hash)),
+    );
+    const a = hashed.body.files.find((x: { name: string }) => x.name === "a.txt");
+    expect(a.hash).toBe("8ed3f6ad685b959ead7022518e1af76cd816f8e8ec7ccdda1ed4018e8f2223f8");
+  });
+
+  it("refuses system dirs, the data dir, overlaps, relative paths and non-admins", async () => {
+    const root = tree({ "x/y.txt": "y" });
+    const ok = await f.create({ name: "Overlap", path: root });
+    expect(ok.status).toBe(201);
+    const cases: [string, number, string][] = [
+      ["/", 403, "ERR_FORBIDDEN_PATH"],
+      ["/etc", 403, "ERR_FORBIDDEN_PATH"],
+      ["/proc/self", 403, "ERR_FORBIDDEN_PATH"],
+      ["//etc/./ssl", 403, "ERR_FORBIDDEN_PATH"],
+      [s.dataDir, 403, "ERR_FORBIDDEN_PATH"],
+      [dirname(s.dataDir), 403, "ERR_FORBIDDEN_PATH"],
+      [join(root, "x"), 403, "ERR_FORBIDDEN_PATH"],
+      [dirname(root), 403, "ERR_FORBIDDEN_PATH"],
+      ["relative/path", 400, "ERR_VALIDATION"],
+      [`${root}/../x`, 400, "ERR_VALIDATION"],
+      [join(root, "missing"), 400, "ERR_VALIDATION"],
+      [join(root, "x", "y.txt"), 400, "ERR_VALIDATION"],
+    ];
+    for (const [path, status, code] of cases) {
+      const r = await f.create({ name: "Nope", path });
+      expect([path, r.status, r.body.error?.code]).toEqual([path, status, code]);
+    }
+    const link = join(tree({}), "to-etc");
+    symlinkSync("/etc", link);
+    expect((await f.create({ name: "Nope", path: link })).status).toBe(403);
+    expect((await f.create({ name: "", path: root })).status).toBe(400);
+    expect((await f.create({ name: "Overlap", path: tree({}) })).status).toBe(409);
+
+    const other = await register(s, "watcher-stranger", { organization_name: "Elsewhere" });
+    const denied = await s.api("POST", "/api/v1/watched-folders", {
+      token: other.token,
+      body: { name: "Mine", path: tree({}) },
+    });
+    expect(denied.status).toBe(201); // the registrant is Admin of their own organization
+    const foreign = await s.api("GET", `/api/v1/watched-folders/${ok.body.id}`, { token: other.token });
+    expect(foreign.status).toBe(404);
+    const foreignFiles = await s.api("GET", `/api/v1/watched-folders/${ok.body.id}/files`, {
+      token: other.token,
+    });
+    expect(foreignFiles.status).toBe(404);
+    const foreignScan = await s.api("POST", `/api/v1/watched-folders/${ok.body.id}/scan`, {
+      token: other.token,
+    });
+    expect(foreignScan.status).toBe(404);
+    const list = await s.api("GET", "/api/v1/watched-folders", { token: other.token });
+    expect(list.body.folders.map((x: { name: string }) => x.name)).toEqual(["Mine"]);
+  });
+
+  it("follows adds, changes, renames and removals on disk within seconds", async () => {
+    const root = tree({ "keep.txt": "k", "old-name.txt": "o", "gone.txt": "g", "sub/deep.txt": "d" });
+    const { body } = await f.create({ name: "Live", path: root });
+    await f.settled(body.id);
+    write(root, "new.txt", "fresh");
+    renameSync(join(root, "old-name.txt"), join(root, "renamed.txt"));
+    rmSync(join(root, "gone.txt"));
+    write(root, "newdir/inner/file.txt", "inner");
+    rmSync(join(root, "sub"), { recursive: true });
+    writeFileSync(join(root, "keep.txt"), "keep-changed");
+    const want = ["/Live/keep.txt", "/Live/new.txt", "/Live/newdir/inner/file.txt", "/Live/renamed.txt"];
+    await waitFor(
+      () => f.names(body.id),
+      (names) => JSON.stringify(names) === JSON.stringify(want),
+    );
+    const keep = await waitFor(
+      () => s.api("GET", `/api/v1/watched-folders/${body.id}/files`, { token }),
+      (r) => r.body.files.find((x: { name: string }) => x.name === "keep.txt")?.size === 12,
+    );
+    expect(keep.body.total).toBe(4);
+  });
+
+  it("skips unchanged directories on rescans and stats everything on a full one", async () => {
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 5; d++) for (let i = 0; i < 4; i++) files[`d${d}/f${i}.txt`] = `${d}${i}`;
+    const root = tree(files);
+    const { body } = await f.create({ name: "Rescan", path: root });
+    expect((await f.settled(body.id)).files_seen).toBe(20);
+    expect((await f.rescan(body.id)).files_seen).toBe(0);
+    write(root, "d3/extra.txt", "e");
+    const after = await f.rescan(body.id);
+    expect(after.files_seen).toBe(5); // only d3 was read
+    expect(after.files_indexed).toBe(21);
+    expect((await f.rescan(body.id, true)).files_seen).toBe(21);
+  });
+
+  it("marks entries offline when the drive disappears and brings them back", async () => {
+    const root = tree({ "show/ep1.mkv": "one", "show/ep2.mkv": "two" });
+    const { body } = await f.create({ name: "Drive", path: root });
+    await f.settled(body.id);
+    const away = `${root}-away`;
+    renameSync(root, away);
+    const off = await waitFor(
+      () => f.get(body.id),
+      (x) => x.status === "offline",
+    );
+    expect(off.status_message).toMatch(/missing/);
+    expect(await f.names(body.id)).toEqual(["/Drive/show/ep1.mkv", "/Drive/show/ep2.mkv"]);
+    const health = await s.api("GET", "/health");
+    expect(health.body.details.watched_folders.status).toBe("degraded");
+    renameSync(away, root);
+    await waitFor(
+      () => f.get(body.id),
+      (x) => x.status === "watching",
+    );
+    expect(await f.names(body.id)).toEqual(["/Drive/show/ep1.mkv", "/Drive/show/ep2.mkv"]);
+  });
+
+  it("renames and deletes a watched folder without touching the host", async () => {
+    const root = tree({ "a/b.txt": "b" });
+    const { body } = await f.create({ name: "Before", path: root });
+    await f.settled(body.id);
+    const put = await s.api("PUT", `/api/v1/watched-folders/${body.id}`, { token, body: { name: "After" } });
+    expect(put.status).toBe(200);
+    expect(put.body.name).toBe("After");
+    expect(await f.names(body.id)).toEqual(["/After/a/b.txt"]);
+    const del = await s.api("DELETE", `/api/v1/watched-folders/${body.id}`, { token });
+    expect(del.body).toEqual({ success: true });
+    expect((await s.api("GET", `/api/v1/watched-folders/${body.id}`, { token })).status).toBe(404);
+    mkdirSync(join(root, "still-writable"));
+    expect((await s.api("GET", "/api/v1/watched-folders/not-an-id", { token })).status).toBe(404);
+  });
+});
