@@ -1,10 +1,20 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { UniversalHandlerOptions } from "@connectrpc/connect/protocol";
 import type { AppContext } from "../context.ts";
+import { DirectoryService } from "../gen/attic/v1/directory_pb.ts";
+import { FileService } from "../gen/attic/v1/file_pb.ts";
+import { GroupService } from "../gen/attic/v1/group_pb.ts";
+import { SearchService } from "../gen/attic/v1/search_pb.ts";
 import { SettingsService } from "../gen/attic/v1/settings_pb.ts";
+import { WatchedFolderService } from "../gen/attic/v1/watched_folder_pb.ts";
 import { createRateLimits, type RateLimits } from "../platform/rate-limiter.ts";
+import { directoriesRpc } from "./directories.rpc.ts";
+import { filesRpc } from "./files.rpc.ts";
+import { groupsRpc } from "./groups.rpc.ts";
 import { authInterceptor, observeInterceptor } from "./interceptors.ts";
+import { searchRpc } from "./search.rpc.ts";
 import { settingsRpc } from "./settings.rpc.ts";
+import { watchedRpc } from "./watched.rpc.ts";
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -46,6 +56,11 @@ export function rpcRoutes(
 ): (router: ConnectRouter) => void {
   const options = serviceOptions(ctx, limits);
   return (router) => {
+    router.service(FileService, filesRpc(ctx), options);
+    router.service(DirectoryService, directoriesRpc(ctx), options);
+    router.service(SearchService, searchRpc(ctx), options);
+    router.service(GroupService, groupsRpc(ctx), options);
+    router.service(WatchedFolderService, watchedRpc(ctx), options);
     router.service(SettingsService, settingsRpc(ctx), options);
   };
 }

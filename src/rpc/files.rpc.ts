@@ -1,0 +1,97 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { AppContext } from "../context.ts";
+import { AppError } from "../errors.ts";
+import type { FileService, UploadFileRequest } from "../gen/attic/v1/file_pb.ts";
+import { actorOf } from "./call-context.ts";
+import { filesPageToProto, fileToProto, pageFromProto } from "./convert.ts";
+
+/**
+ * The chunks of an upload stream after its metadata message. Empty messages
+ * are skipped; a second metadata message is a client error. Pulling one
+ * message at a time is the backpressure: the next frame is not read before
+ * the previous chunk is written.
+ */
+async function* chunksAfterMetadata(it: AsyncIterator<UploadFileRequest>): AsyncGenerator<Uint8Array> {
+  for (;;) {
+    const next = await it.next();
+    if (next.done) return;
+    const data = next.value.data;
+    if (data.case === "chunk") {
+      if (data.value.byteLength) yield data.value;
+    } else if (data.case === "metadata") {
+      throw new AppError("VALIDATION", "metadata may only be sent in the first message");
+    }
+  }
+}
+
+/** FileService over the same files service as /api/v1/files. */
+export function filesRpc(ctx: AppContext): Partial<ServiceImpl<typeof FileService>> {
+  const files = () => ctx.services.files;
+  return {
+    async uploadFile(requests, call) {
+      const actor = actorOf(call);
+      const it = requests[Symbol.asyncIterator]();
+      const first = await it.next();
+      if (first.done || first.value.data.case !== "metadata") {
+        throw new AppError("VALIDATION", "the first message must carry the file metadata");
+      }
+      const meta = first.value.data.value;
+      const file = await files().upload(actor, {
+        name: meta.name,
+        parentId: meta.parentId === undefined || meta.parentId === "" ? null : meta.parentId,
+        source: chunksAfterMetadata(it),
+        ...(meta.expectedSha256 ? { expectedSha256: meta.expectedSha256 } : {}),
+      });
+      return { file: fileToProto(file) };
+    },
+
+    async *downloadFile(req, call) {
+      const actor = actorOf(call);
+      const file = files().get(actor, req.id);
+      const content = await files().openContent(actor, req.id);
+      files().countDownload("rpc");
+      yield { data: { case: "metadata", value: fileToProto(file) } };
+      // fs read streams yield 64 KiB chunks and stay paused until the next message is pulled.
+      const stream = content.stream();
+      try {
+        for await (const chunk of stream) yield { data: { case: "chunk", value: chunk as Buffer } };
+      } finally {
+        stream.destroy();
+      }
+    },
+
+    getFile: (req, call) => ({ file: fileToProto(files().get(actorOf(call), req.id)) }),
+
+    listFiles: (req, call) =>
+      filesPageToProto(
+        files().list(actorOf(call), {
+          ...(req.parentId !== undefined ? { parent_id: req.parentId } : {}),
+          ...pageFromProto(req),
+        }),
+      ),
+
+    deleteFile: (req, call) => files().remove(actorOf(call), req.id, {}),
+
+    moveFile: (req, call) => ({
+      file: fileToProto(files().move(actorOf(call), req.id, { new_parent_id: req.newParentId })),
+    }),
+
+    copyFile: async (req, call) => ({
+      file: fileToProto(
+        await files().copy(actorOf(call), req.id, {
+          destination_parent_id: req.destinationParentId,
+          ...(req.newName !== undefined ? { new_name: req.newName } : {}),
+        }),
+      ),
+    }),
+
+    updateFile: (req, call) => ({
+      file: fileToProto(
+        files().update(actorOf(call), req.id, {
+          ...(req.name !== undefined ? { name: req.name } : {}),
+          ...(req.parentId !== undefined ? { parent_id: req.parentId } : {}),
+        }),
+      ),
+    }),
+  };
+}

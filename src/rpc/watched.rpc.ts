@@ -1,0 +1,41 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { AppContext } from "../context.ts";
+import type { WatchedFolderService } from "../gen/attic/v1/watched_folder_pb.ts";
+import { actorOf } from "./call-context.ts";
+import { filesPageToProto, pageFromProto, watchedFolderToProto } from "./convert.ts";
+
+/** WatchedFolderService over the same watched-folders service as /api/v1/watched-folders. */
+export function watchedRpc(ctx: AppContext): Partial<ServiceImpl<typeof WatchedFolderService>> {
+  const watched = () => ctx.services.watched;
+  return {
+    createWatchedFolder: async (req, call) => ({
+      watchedFolder: watchedFolderToProto(
+        await watched().create(actorOf(call), {
+          name: req.name,
+          path: req.path,
+          ...(req.parentId ? { parent_id: req.parentId } : {}),
+        }),
+      ),
+    }),
+    getWatchedFolder: (req, call) => ({
+      watchedFolder: watchedFolderToProto(watched().get(actorOf(call), req.id)),
+    }),
+    listWatchedFolders: (_req, call) => ({
+      watchedFolders: watched().list(actorOf(call)).folders.map(watchedFolderToProto),
+    }),
+    updateWatchedFolder: (req, call) => ({
+      watchedFolder: watchedFolderToProto(
+        watched().update(actorOf(call), req.id, { ...(req.name !== undefined ? { name: req.name } : {}) }),
+      ),
+    }),
+    deleteWatchedFolder: async (req, call) => {
+      await watched().remove(actorOf(call), req.id);
+      return { success: true };
+    },
+    scanWatchedFolder: (req, call) => ({
+      watchedFolder: watchedFolderToProto(watched().scan(actorOf(call), req.id, {})),
+    }),
+    listWatchedFolderFiles: (req, call) =>
+      filesPageToProto(watched().listFiles(actorOf(call), req.id, pageFromProto(req))),
+  };
+}
