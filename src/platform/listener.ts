@@ -40,9 +40,14 @@ export async function listen(handler: Handler, opts: ListenerOptions): Promise<L
       // Uploads may take long; idle sockets are cut by the socket timeout instead.
       requestTimeout: 0,
       keepAliveTimeout: 5_000,
+      // How often headers_timeout is enforced (Node's default, 30 s, lets a slowloris linger).
+      connectionsCheckingInterval: 1_000,
     },
     handler,
   );
+  // Node tracks connections (headers timeout, closeIdleConnections) only from the
+  // server's own "listening" event; this server never listens itself (see dispatch).
+  h1.emit("listening");
   h1.setTimeout(opts.idleTimeoutMs, (socket) => socket.destroy());
   const h2Options: http2.ServerOptions = {
     maxSessionMemory: 32,

@@ -1,0 +1,66 @@
+/** Minimal REST client for the reliability tests (real HTTP, no shortcuts into the server). */
+export interface Client {
+  url: string;
+  token: string;
+  json(
+    method: string,
+    path: string,
+    body?: unknown,
+    timeoutMs?: number,
+  ): Promise<{ status: number; body: unknown }>;
+  upload(name: string, data: Uint8Array, parentId?: string): Promise<{ status: number; body: unknown }>;
+  download(id: string): Promise<{ status: number; bytes: Uint8Array }>;
+}
+
+/** A client bound to one server and token; every call is bounded by a timeout (a hang fails the test). */
+export function client(url: string, token: string): Client {
+  const auth = { authorization: `Bearer ${token}` };
+  return {
+    url,
+    token,
+    async json(method, path, body, timeoutMs = 30_000) {
+      const res = await fetch(url + path, {
+        method,
+        headers: body === undefined ? auth : { ...auth, "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {}
+      return { status: res.status, body: parsed };
+    },
+    async upload(name, data, parentId) {
+      const form = new FormData();
+      form.append("file", new Blob([data as Uint8Array<ArrayBuffer>]), name);
+      if (parentId) form.append("parent_id", parentId);
+      const res = await fetch(`${url}/api/v1/files`, {
+        method: "POST",
+        headers: auth,
+        body: form,
+        signal: AbortSignal.timeout(60_000),
+      });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {}
+      return { status: res.status, body: parsed };
+    },
+    async download(id) {
+      const res = await fetch(`${url}/api/v1/files/${id}/download`, {
+        headers: auth,
+        signal: AbortSignal.timeout(60_000),
+      });
+      return { status: res.status, bytes: new Uint8Array(await res.arrayBuffer()) };
+    },
+  };
+}
+
+/** Whether the files API has landed (POST /files answers something other than 404). */
+export async function filesApiAvailable(c: Client): Promise<boolean> {
+  const r = await c.upload("probe.txt", new TextEncoder().encode("probe"));
+  return r.status === 201;
+}
