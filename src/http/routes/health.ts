@@ -1,4 +1,5 @@
-import { accessSync, constants } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createRoute, z } from "@hono/zod-openapi";
 import { sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
@@ -39,7 +40,10 @@ export function healthRoutes(ctx: AppContext): Router {
       details.database = { status: "unhealthy", message: (err as Error).message };
     }
     try {
-      accessSync(ctx.dataDir, constants.W_OK);
+      // A real write: access(W_OK) says yes to root on a read-only or replaced directory.
+      const probe = join(ctx.dataDir, `.health-${process.pid}`);
+      writeFileSync(probe, "");
+      rmSync(probe);
       details.storage = { status: "ok" };
     } catch {
       unhealthy = true;

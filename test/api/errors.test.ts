@@ -1,0 +1,80 @@
+import { renameSync, writeFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+const SECURITY_HEADERS = {
+  "content-security-policy": "default-src 'self'; frame-ancestors 'none'",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "strict-transport-security": "max-age=63072000; includeSubDomains; preload",
+  "referrer-policy": "strict-origin-when-cross-origin",
+};
+
+const servers: TestServer[] = [];
+const restores: (() => void)[] = [];
+afterEach(async () => {
+  for (const r of restores.splice(0)) r();
+  for (const s of servers.splice(0)) await s.close().catch(() => {});
+});
+
+async function server(): Promise<TestServer> {
+  const s = await startServer();
+  servers.push(s);
+  return s;
+}
+
+describe("errors and health when things break", () => {
+  it("answers an unexpected failure 500 ERR_INTERNAL with a generic message and the security headers", async () => {
+    const s = await server();
+    s.server.ctx.db.$client.close();
+    const r = await s.api("POST", "/api/v1/auth/login", {
+      body: { username: "admin", password: "x-y-z-1234" },
+    });
+    expect(r.status).toBe(500);
+    expect(r.body).toEqual({ error: { code: "ERR_INTERNAL", message: "internal server error" } });
+    expect(r.text).not.toMatch(/database|connection|\.ts|at /i);
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) expect(r.headers.get(k), k).toBe(v);
+  });
+
+  it("reports 503 unhealthy when the database cannot be queried", async () => {
+    const s = await server();
+    expect((await s.api("GET", "/health")).status).toBe(200);
+    s.server.ctx.db.$client.close();
+    for (const path of ["/health", "/api/v1/health"]) {
+      const r = await s.api("GET", path);
+      expect(r.status, path).toBe(503);
+      expect(r.body).toMatchObject({ status: "unhealthy", version: expect.any(String) });
+      expect(r.body.details.database.status).toBe("unhealthy");
+      for (const [k, v] of Object.entries(SECURITY_HEADERS)) expect(r.headers.get(k), k).toBe(v);
+    }
+  });
+
+  it("reports 503 unhealthy when the data dir is not writable", async () => {
+    const s = await server();
+    // chmod does not stop root: put a plain file where the directory was.
+    const moved = `${s.dataDir}.moved`;
+    renameSync(s.dataDir, moved);
+    writeFileSync(s.dataDir, "not a directory");
+    restores.push(() => {
+      renameSync(s.dataDir, `${s.dataDir}.file`);
+      renameSync(moved, s.dataDir);
+    });
+    const r = await s.api("GET", "/health");
+    expect(r.status).toBe(503);
+    expect(r.body.status).toBe("unhealthy");
+    expect(r.body.details.storage.status).toBe("unhealthy");
+  });
+
+  it("answers wrong methods and unknown paths with the error body and headers", async () => {
+    const s = await server();
+    for (const [method, path] of [
+      ["GET", "/api/v1/definitely-not-here"],
+      ["DELETE", "/health"],
+    ] as const) {
+      const r = await s.api(method, path);
+      expect(r.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
+      expect(r.body.error.code).toMatch(/^ERR_/);
+      for (const [k, v] of Object.entries(SECURITY_HEADERS)) expect(r.headers.get(k), k).toBe(v);
+    }
+  });
+});

@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_PASSWORD, startServer, type TestServer } from "../helpers/server.ts";
+
+const SECURITY_HEADERS = ["content-security-policy", "x-frame-options", "x-content-type-options"];
+
+describe("rate limits", () => {
+  describe("global per-IP limit", () => {
+    let s: TestServer;
+    beforeAll(async () => {
+      s = await startServer({ rate_limit: { global_per_minute: 5, user_per_minute: 3 } });
+    });
+    afterAll(() => s.close());
+
+    it("answers 429 RATE_LIMIT_EXCEEDED with X-RateLimit-* headers past the limit", async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const answers = [];
+      for (let i = 0; i < 6; i++) answers.push(await s.api("GET", "/swagger/doc.json"));
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(answers.map((r) => r.headers.get("x-ratelimit-remaining"))).toEqual([
+        "4",
+        "3",
+        "2",
+        "1",
+        "0",
+        "0",
+      ]);
+      for (const r of answers) expect(r.headers.get("x-ratelimit-limit")).toBe("5");
+      const refused = answers[5]!;
+      const reset = Number(refused.headers.get("x-ratelimit-reset"));
+      expect(reset).toBeGreaterThan(now);
+      expect(reset).toBeLessThanOrEqual(now + 61);
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(refused.body.error.code).toBe("RATE_LIMIT_EXCEEDED");
+      expect(refused.body.error.message).toMatch(/60 seconds/);
+      for (const h of SECURITY_HEADERS) expect(refused.headers.get(h), h).toBeTruthy();
+    });
+
+    it("ignores X-Forwarded-For by default: a forged address does not get a fresh budget", async () => {
+      const r = await s.api("GET", "/swagger/doc.json", { headers: { "x-forwarded-for": "203.0.113.9" } });
+      expect(r.status).toBe(429);
+    });
+
+    it("does not limit /health and /metrics", async () => {
+      for (const path of ["/health", "/api/v1/health", "/metrics"]) {
+        expect((await s.api("GET", path)).status, path).toBe(200);
+      }
+    });
+
+    it("limits an authenticated user per user, with headers", async () => {
+      // Log in on a fresh server: this one's address is out of budget.
+      const t = await startServer({ rate_limit: { user_per_minute: 3 } });
+      try {
+        const token = await t.login("admin", ADMIN_PASSWORD);
+        const statuses = [];
+        for (let i = 0; i < 4; i++) {
+          const r = await t.api("GET", "/api/v1/auth/profile", { token });
+          statuses.push(r.status);
+          expect(r.headers.get("x-ratelimit-limit")).toBe("3");
+          if (r.status === 429) expect(r.body.error.code).toBe("RATE_LIMIT_EXCEEDED");
+        }
+        expect(statuses).toEqual([200, 200, 200, 429]);
+      } finally {
+        await t.close();
+      }
+    });
+  });
+
+  describe("behind a trusted proxy", () => {
+    let s: TestServer;
+    beforeAll(async () => {
+      s = await startServer({ server: { trust_proxy: true }, rate_limit: { global_per_minute: 2 } });
+    });
+    afterAll(() => s.close());
+
+    it("counts each X-Forwarded-For client separately", async () => {
+      const from = (ip: string) => s.api("GET", "/swagger/doc.json", { headers: { "x-forwarded-for": ip } });
+      expect([(await from("198.51.100.1")).status, (await from("198.51.100.1")).status]).toEqual([200, 200]);
+      expect((await from("198.51.100.1")).status).toBe(429);
+      expect((await from("198.51.100.2")).status).toBe(200);
+    });
+  });
+
+  describe("login limit", () => {
+    let s: TestServer;
+    beforeAll(async () => {
+      s = await startServer({ rate_limit: { login_per_minute: 2 } });
+    });
+    afterAll(() => s.close());
+
+    it("limits login attempts per address, whatever the outcome", async () => {
+      const attempt = (password: string) =>
+        s.api("POST", "/api/v1/auth/login", { body: { username: "admin", password } });
+      expect((await attempt("wrong-password-1")).status).toBe(401);
+      expect((await attempt(ADMIN_PASSWORD)).status).toBe(200);
+      const refused = await attempt(ADMIN_PASSWORD);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe("RATE_LIMIT_EXCEEDED");
+      expect(refused.headers.get("x-ratelimit-limit")).toBe("2");
+    });
+  });
+
+  describe("disabled", () => {
+    it("lets everything through when rate_limit.enabled is false", async () => {
+      const s = await startServer({ rate_limit: { enabled: false, global_per_minute: 1 } });
+      try {
+        for (let i = 0; i < 3; i++) expect((await s.api("GET", "/swagger/doc.json")).status).toBe(200);
+      } finally {
+        await s.close();
+      }
+    });
+  });
+});
