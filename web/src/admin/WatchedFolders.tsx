@@ -1,0 +1,158 @@
+import { useEffect, useState } from "preact/hooks";
+import { confirmAction } from "../components/Modal.tsx";
+import { api } from "../lib/api.ts";
+import { formatDate, messageOf } from "../lib/format.ts";
+import { folderUrl, linkClick } from "../lib/router.ts";
+import { toast } from "../lib/toast.ts";
+import type { WatchedFolder } from "../lib/types.ts";
+import { PathInput } from "./PathInput.tsx";
+
+/** A status word for the badge: watching, polling, offline, scanning or error. */
+function statusOf(w: WatchedFolder): string {
+  return String(w.status ?? w.state ?? w.mode ?? "unknown");
+}
+
+/** Numbers of the current or last scan, whatever the server reports (files seen, indexed, errors). */
+function scanFigures(w: WatchedFolder): [string, unknown][] {
+  const s = (w.scan ?? w.progress ?? {}) as Record<string, unknown>;
+  return Object.entries(s).filter(
+    ([, v]) => typeof v === "number" || typeof v === "string" || typeof v === "boolean",
+  );
+}
+
+/** Watched folders: host directories mounted read-only into the tree, with their scan status. */
+export function WatchedFolders() {
+  const [list, setList] = useState<WatchedFolder[]>();
+  const [error, setError] = useState<string>();
+  const [version, setVersion] = useState(0);
+  const [name, setName] = useState("");
+  const [path, setPath] = useState("");
+  const reload = () => setVersion((v) => v + 1);
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = () =>
+      api<{ watched_folders?: WatchedFolder[]; folders?: WatchedFolder[] } | WatchedFolder[]>(
+        "GET",
+        "/watched-folders",
+      )
+        .then((r) => {
+          const items = Array.isArray(r) ? r : (r.watched_folders ?? r.folders ?? []);
+          setList(items);
+          setError(undefined);
+          // Poll while a scan runs so the figures move.
+          if (items.some((w) => /scan|index/i.test(statusOf(w)))) timer = setTimeout(load, 2000);
+        })
+        .catch((e) => setError(messageOf(e)));
+    void load();
+    return () => clearTimeout(timer);
+  }, [version]);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    try {
+      const clean = path.length > 1 ? path.replace(/\/+$/, "") : path;
+      await api("POST", "/watched-folders", { body: { name: name || clean.split("/").pop(), path: clean } });
+      toast(`Watching ${clean}`);
+      setName("");
+      setPath("");
+      reload();
+    } catch (err) {
+      toast(`Could not add the folder: ${messageOf(err)}`, "error");
+    }
+  };
+  const scan = async (w: WatchedFolder) => {
+    try {
+      await api("POST", `/watched-folders/${encodeURIComponent(w.id)}/scan`);
+      toast(`Scanning ${w.name}`);
+      reload();
+    } catch (err) {
+      toast(messageOf(err), "error");
+    }
+  };
+  const remove = async (w: WatchedFolder) => {
+    if (
+      !(await confirmAction(
+        "Stop watching",
+        `Stop watching ${w.path}? Files on the drive are not touched.`,
+        "Stop watching",
+        true,
+      ))
+    )
+      return;
+    try {
+      await api("DELETE", `/watched-folders/${encodeURIComponent(w.id)}`);
+      reload();
+    } catch (err) {
+      toast(messageOf(err), "error");
+    }
+  };
+  return (
+    <section class="page" aria-labelledby="wf-title">
+      <h1 id="wf-title">Watched folders</h1>
+      <p class="muted">
+        Folders on this machine's drives, shown read-only in everyone's files and kept in sync.
+      </p>
+      {error ? <p class="error">{error}</p> : null}
+      <ul class="cards" aria-busy={!list} aria-label="Watched folders">
+        {list?.length === 0 ? <li class="muted">No watched folders yet.</li> : null}
+        {list?.map((w) => (
+          <li key={w.id} class="card wf">
+            <div class="row">
+              <span class="grow">
+                <strong>{w.name}</strong> <span class="mono small">{w.path}</span>
+              </span>
+              <span class={`badge badge-${statusOf(w).toLowerCase()}`}>{statusOf(w)}</span>
+            </div>
+            <dl class="figures">
+              {scanFigures(w).map(([k, v]) => (
+                <div key={k}>
+                  <dt>{k.replace(/_/g, " ")}</dt>
+                  <dd>{String(v)}</dd>
+                </div>
+              ))}
+              {w.last_scan_at ? (
+                <div>
+                  <dt>last scan</dt>
+                  <dd>{formatDate(w.last_scan_at)}</dd>
+                </div>
+              ) : null}
+            </dl>
+            {w.last_error ? <p class="warn small">{w.last_error}</p> : null}
+            <div class="row end">
+              {w.directory_id ? (
+                <a class="btn" href={folderUrl(w.directory_id)} onClick={linkClick}>
+                  Open
+                </a>
+              ) : null}
+              <button type="button" class="btn" onClick={() => scan(w)}>
+                Scan now
+              </button>
+              <button type="button" class="btn danger" onClick={() => remove(w)}>
+                Remove
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+      <form class="card stack" onSubmit={create} aria-label="Add a watched folder">
+        <h2>Add a folder</h2>
+        <div class="field">
+          <label for="wf-path">Path on this machine</label>
+          <PathInput value={path} onChange={setPath} />
+        </div>
+        <label class="field">
+          <span>Name in Attic</span>
+          <input
+            value={name}
+            placeholder={path.replace(/\/+$/, "").split("/").pop() || "Media"}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+        </label>
+        <div class="row end">
+          <button type="submit" class="btn primary">
+            Watch folder
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

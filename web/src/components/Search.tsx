@@ -1,0 +1,214 @@
+import { useEffect, useState } from "preact/hooks";
+import { api } from "../lib/api.ts";
+import { messageOf } from "../lib/format.ts";
+import { folderUrl, navigate, useRoute } from "../lib/router.ts";
+import { listTags } from "../lib/tags.ts";
+import type { FileRec, SearchResult, Tag } from "../lib/types.ts";
+import { useSelection } from "../lib/useSelection.ts";
+import { FileView } from "./FileView.tsx";
+import { Preview } from "./Preview.tsx";
+
+const PAGE = 100;
+const MB = 1024 * 1024;
+
+/** URL query → /search parameters (sizes are typed in MB, dates as days). */
+function searchParams(q: URLSearchParams, offset: number): Record<string, string | number | undefined> {
+  const mb = (k: string) => (q.get(k) ? Math.round(Number(q.get(k)) * MB) : undefined);
+  const day = (k: string, end: boolean) =>
+    q.get(k) ? new Date(`${q.get(k)}T${end ? "23:59:59.999" : "00:00:00"}`).toISOString() : undefined;
+  return {
+    q: q.get("q") ?? undefined,
+    type: q.get("type") ?? undefined,
+    tags: q.get("tags") ?? undefined,
+    min_size: mb("min_mb"),
+    max_size: mb("max_mb"),
+    start_date: day("from", false),
+    end_date: day("to", true),
+    sort_by: q.get("sort") ?? "name",
+    sort_order: q.get("order") ?? "asc",
+    limit: PAGE,
+    offset,
+  };
+}
+
+/** Instant search with filters; the filters live in the URL so a search can be reloaded or shared. */
+export function Search() {
+  const route = useRoute();
+  const q = route.query;
+  const [result, setResult] = useState<SearchResult>();
+  const [files, setFiles] = useState<FileRec[]>([]);
+  const [error, setError] = useState<string>();
+  const [tags, setTags] = useState<Tag[]>([]);
+  const key = (() => {
+    const k = new URLSearchParams(q);
+    k.delete("open");
+    return k.toString();
+  })();
+  const sel = useSelection(files, key);
+  useEffect(() => {
+    listTags().then(setTags, () => {});
+  }, []);
+  useEffect(() => {
+    const ac = new AbortController();
+    const timer = setTimeout(() => {
+      api<SearchResult>("GET", "/search", {
+        query: searchParams(new URLSearchParams(key), 0),
+        signal: ac.signal,
+      })
+        .then((r) => {
+          setResult(r);
+          setFiles(r.files);
+          setError(undefined);
+        })
+        .catch((e) => !ac.signal.aborted && setError(messageOf(e)));
+    }, 150);
+    return () => {
+      clearTimeout(timer);
+      ac.abort();
+    };
+  }, [key]);
+  const more = async () => {
+    const r = await api<SearchResult>("GET", "/search", {
+      query: searchParams(new URLSearchParams(key), files.length),
+    });
+    setFiles([...files, ...r.files]);
+  };
+  const set = (k: string, v: string) => {
+    const n = new URLSearchParams(q);
+    if (v) n.set(k, v);
+    else n.delete(k);
+    n.delete("open");
+    navigate(`/search?${n}`, true);
+  };
+  const chosenTags = new Set((q.get("tags") ?? "").split(",").filter(Boolean));
+  const toggleTag = (id: string) => {
+    if (!chosenTags.delete(id)) chosenTags.add(id);
+    set("tags", [...chosenTags].join(","));
+  };
+  const open = (f: FileRec) => {
+    if (f.type === "directory") navigate(folderUrl(f.id));
+    else {
+      const n = new URLSearchParams(q);
+      n.set("open", f.id);
+      navigate(`/search?${n}`);
+    }
+  };
+  const openId = q.get("open");
+  return (
+    <section class="page search-page" aria-labelledby="search-title">
+      <h1 id="search-title">{q.get("q") ? `Results for “${q.get("q")}”` : "Search"}</h1>
+      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
+        <label class="field inline">
+          <span>Type</span>
+          <select value={q.get("type") ?? ""} onChange={(e) => set("type", e.currentTarget.value)}>
+            <option value="">Any</option>
+            <option value="file">Files</option>
+            <option value="directory">Folders</option>
+          </select>
+        </label>
+        <label class="field inline">
+          <span>Min MB</span>
+          <input
+            type="number"
+            min="0"
+            step="any"
+            value={q.get("min_mb") ?? ""}
+            onChange={(e) => set("min_mb", e.currentTarget.value)}
+          />
+        </label>
+        <label class="field inline">
+          <span>Max MB</span>
+          <input
+            type="number"
+            min="0"
+            step="any"
+            value={q.get("max_mb") ?? ""}
+            onChange={(e) => set("max_mb", e.currentTarget.value)}
+          />
+        </label>
+        <label class="field inline">
+          <span>From</span>
+          <input
+            type="date"
+            value={q.get("from") ?? ""}
+            onChange={(e) => set("from", e.currentTarget.value)}
+          />
+        </label>
+        <label class="field inline">
+          <span>To</span>
+          <input type="date" value={q.get("to") ?? ""} onChange={(e) => set("to", e.currentTarget.value)} />
+        </label>
+        <label class="field inline">
+          <span>Sort</span>
+          <select
+            value={`${q.get("sort") ?? "name"}:${q.get("order") ?? "asc"}`}
+            onChange={(e) => {
+              const [s, o] = e.currentTarget.value.split(":");
+              const n = new URLSearchParams(q);
+              n.set("sort", s!);
+              n.set("order", o!);
+              navigate(`/search?${n}`, true);
+            }}
+          >
+            <option value="name:asc">Name A–Z</option>
+            <option value="name:desc">Name Z–A</option>
+            <option value="size:desc">Largest first</option>
+            <option value="size:asc">Smallest first</option>
+            <option value="updated_at:desc">Newest first</option>
+            <option value="updated_at:asc">Oldest first</option>
+          </select>
+        </label>
+        {tags.length ? (
+          <fieldset class="tag-filter">
+            <legend>Tags</legend>
+            {tags.map((t) => (
+              <button
+                key={t.id}
+                type="button"
+                class="tag"
+                style={{ "--tag": t.color }}
+                aria-pressed={chosenTags.has(t.id)}
+                onClick={() => toggleTag(t.id)}
+              >
+                {t.name}
+              </button>
+            ))}
+          </fieldset>
+        ) : null}
+      </form>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <p class="muted" aria-live="polite">
+        {result ? `${result.total.toLocaleString()} result${result.total === 1 ? "" : "s"}` : "Searching…"}
+      </p>
+      <FileView
+        files={files}
+        mode="list"
+        label="Search results"
+        selected={sel.selected}
+        focus={sel.focus}
+        onFocus={sel.setFocus}
+        onOpen={open}
+        onSelect={sel.select}
+        onSelectAll={sel.selectAll}
+        emptyText={result ? "Nothing matches. Try fewer words or other filters." : ""}
+      />
+      {result && files.length < result.total ? (
+        <button type="button" class="btn" onClick={more}>
+          Show more
+        </button>
+      ) : null}
+      {openId ? (
+        <Preview
+          id={openId}
+          siblings={files.filter((f) => f.type !== "directory")}
+          onNavigate={(id) => open({ id } as FileRec)}
+          onClose={() => set("open", "")}
+        />
+      ) : null}
+    </section>
+  );
+}
