@@ -4,6 +4,7 @@ import type { AccountServices } from "./domain/accounts.ts";
 import type { SearchService } from "./domain/search/search.service.ts";
 import type { SettingsService } from "./domain/settings/settings.service.ts";
 import type { TagsService } from "./domain/tags/tags.service.ts";
+import type { PlaybackService } from "./domain/playback/playback.service.ts";
 import type { WatchedService } from "./domain/watched/watched.service.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./platform/metrics.ts";
@@ -17,6 +18,7 @@ export interface Services extends AccountServices {
   tags: TagsService;
   settings: SettingsService;
   watched: WatchedService;
+  playback: PlaybackService;
 }
 
 /** Everything a transport adapter needs; passed in, never a module singleton. */

@@ -12,6 +12,7 @@ import { createSettingsRepo } from "./domain/settings/settings.repo.ts";
 import { createSettingsService } from "./domain/settings/settings.service.ts";
 import { bootstrap } from "./domain/setup.ts";
 import { createTagsService } from "./domain/tags/tags.service.ts";
+import { createPlaybackService } from "./domain/playback/playback.service.ts";
 import { createWatchedService } from "./domain/watched/watched.service.ts";
 import { createApp } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -71,6 +72,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     tags: createTagsService({ db }),
     settings: createSettingsService({ repo: createSettingsRepo(db) }),
     watched: createWatchedService({ db, cfg: cfg.watch, log, metrics, dataDir }),
+    playback: createPlaybackService({ db }),
   };
   const ctx: AppContext = {
     cfg,

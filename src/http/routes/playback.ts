@@ -1,8 +1,94 @@
+import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import type { Router } from "../env.ts";
-import { type Guards, newRouter } from "../router.ts";
+import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
+import {
+  ContinueWatchingInput,
+  ContinueWatchingSchema,
+  PlaybackPositionSchema,
+  SavePlaybackInput,
+} from "../../domain/playback/playback.schemas.ts";
+import { actorOf, type Router } from "../env.ts";
+import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
 
-/** REST routes of playback (not built yet). */
-export function playbackRoutes(_ctx: AppContext, _guards: Guards): Router {
-  return newRouter();
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+const IdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, description: "File id" }),
+});
+
+const route = <T extends Parameters<typeof createRoute>[0]>(r: T) =>
+  createRoute({ ...r, tags: ["Playback positions"], security: SECURED });
+
+const list = route({
+  method: "get",
+  path: "/playback-positions",
+  summary: "Continue watching: the caller's started, unfinished items (not in the last 5%), newest first",
+  request: { query: ContinueWatchingInput },
+  responses: {
+    200: { description: "Items with their files", ...json(ContinueWatchingSchema) },
+    ...errorResponses(400, 401, 403, 429),
+  },
+});
+const get = (path: string) =>
+  route({
+    method: "get",
+    path,
+    summary: "The caller's saved position in a file (404 ERR_NOT_FOUND when none was saved)",
+    request: { params: IdParam },
+    responses: {
+      200: { description: "The position", ...json(PlaybackPositionSchema) },
+      ...errorResponses(401, 403, 404, 429),
+    },
+  });
+const save = (path: string) =>
+  route({
+    method: "put",
+    path,
+    summary: "Save the caller's position in a file (the newest write wins)",
+    request: { params: IdParam, body: { ...json(SavePlaybackInput), required: true } },
+    responses: {
+      200: { description: "The saved position", ...json(PlaybackPositionSchema) },
+      ...errorResponses(400, 401, 403, 404, 429),
+    },
+  });
+const remove = route({
+  method: "delete",
+  path: "/playback-positions/{id}",
+  summary: "Forget the caller's position in a file",
+  request: { params: IdParam },
+  responses: {
+    200: { description: "Forgotten", ...json(SuccessSchema) },
+    ...errorResponses(401, 403, 404, 429),
+  },
+});
+
+/** Playback positions, under /playback-positions and /files/:id/playback-position. */
+export function playbackRoutes(ctx: AppContext, guards: Guards): Router {
+  const r = newRouter();
+  const playback = ctx.services.playback;
+  for (const p of ["/playback-positions", "/playback-positions/*", "/files/:id/playback-position"]) {
+    r.use(p, guards.auth());
+  }
+  r.openapi(list, (c) =>
+    c.json(
+      playback.continueWatching(actorOf(c), c.req.valid("query")) as z.infer<typeof ContinueWatchingSchema>,
+      200,
+    ),
+  );
+  r.openapi(get("/playback-positions/{id}"), (c) =>
+    c.json(playback.get(actorOf(c), c.req.valid("param").id), 200),
+  );
+  r.openapi(get("/files/{id}/playback-position"), (c) =>
+    c.json(playback.get(actorOf(c), c.req.valid("param").id), 200),
+  );
+  r.openapi(save("/playback-positions/{id}"), (c) =>
+    c.json(playback.save(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
+  );
+  r.openapi(save("/files/{id}/playback-position"), (c) =>
+    c.json(playback.save(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
+  );
+  r.openapi(remove, (c) => {
+    playback.remove(actorOf(c), c.req.valid("param").id);
+    return c.json({ success: true }, 200);
+  });
+  return r;
 }

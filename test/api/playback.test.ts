@@ -1,0 +1,125 @@
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser, register } from "../helpers/accounts.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { folders, hostTree } from "./watched.helpers.ts";
+
+describe("playback positions", () => {
+  let s: TestServer;
+  let token: string;
+  let root: string;
+  const ids: Record<string, string> = {};
+  let dirId: string;
+
+  beforeAll(async () => {
+    s = await startServer({ auth: { registration_enabled: true } });
+    token = await s.login();
+    root = hostTree({ "ep1.mkv": "1", "ep2.mkv": "2", "ep3.mkv": "3", "movie.mp4": "m" });
+    const f = folders(s, token);
+    const created = await f.create({ name: "Videos", path: root });
+    await f.settled(created.body.id);
+    dirId = created.body.directory_id;
+    const list = await s.api("GET", `/api/v1/watched-folders/${created.body.id}/files`, { token });
+    for (const file of list.body.files) ids[file.name] = file.id;
+  });
+  afterAll(async () => {
+    await s.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const put = (id: string, body: unknown, t = token) =>
+    s.api("PUT", `/api/v1/playback-positions/${id}`, { token: t, body });
+
+  it("saves, reads back (both routes), overwrites and forgets a position", async () => {
+    const id = ids["ep1.mkv"]!;
+    expect((await s.api("GET", `/api/v1/playback-positions/${id}`, { token })).status).toBe(404);
+    const saved = await put(id, { position_seconds: 61.5, duration_seconds: 1200 });
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({
+      file_id: id,
+      position_seconds: 61.5,
+      duration_seconds: 1200,
+      watched: false,
+    });
+    const again = await s.api("PUT", `/api/v1/files/${id}/playback-position`, {
+      token,
+      body: { position_seconds: 1190, duration_seconds: 1200 },
+    });
+    expect(again.body.watched).toBe(true);
+    const got = await s.api("GET", `/api/v1/files/${id}/playback-position`, { token });
+    expect(got.body).toMatchObject({ position_seconds: 1190, watched: true });
+    expect(Date.parse(got.body.last_updated)).not.toBeNaN();
+    expect((await s.api("DELETE", `/api/v1/playback-positions/${id}`, { token })).body).toEqual({
+      success: true,
+    });
+    expect((await s.api("GET", `/api/v1/playback-positions/${id}`, { token })).status).toBe(404);
+    expect((await s.api("DELETE", `/api/v1/playback-positions/${id}`, { token })).status).toBe(404);
+  });
+
+  it("validates the body and refuses directories and unknown files", async () => {
+    const id = ids["ep2.mkv"]!;
+    const bad = [
+      {},
+      { position_seconds: -1, duration_seconds: 10 },
+      { position_seconds: 11, duration_seconds: 10 },
+      { position_seconds: "5", duration_seconds: 10 },
+      { position_seconds: 1e308 * 10, duration_seconds: 10 },
+      { position_seconds: 5, duration_seconds: -3 },
+    ];
+    for (const body of bad) {
+      const r = await put(id, body);
+      expect([body, r.status, r.body.error?.code]).toEqual([body, 400, "ERR_VALIDATION"]);
+    }
+    expect((await put(id, { position_seconds: 30 })).body.duration_seconds).toBe(0);
+    expect((await put(dirId, { position_seconds: 1, duration_seconds: 2 })).status).toBe(400);
+    const missing = await put("0190a0b0-0000-7000-8000-000000000000", {
+      position_seconds: 1,
+      duration_seconds: 2,
+    });
+    expect([missing.status, missing.body.error.code]).toEqual([404, "ERR_FILE_NOT_FOUND"]);
+    expect((await put("nope", { position_seconds: 1, duration_seconds: 2 })).status).toBe(404);
+    expect((await s.api("GET", `/api/v1/playback-positions/${ids["ep3.mkv"]}`)).status).toBe(401);
+  });
+
+  it("lists continue watching: started, unfinished, newest first, per user", async () => {
+    await put(ids["ep3.mkv"]!, { position_seconds: 100, duration_seconds: 1000 });
+    await put(ids["movie.mp4"]!, { position_seconds: 980, duration_seconds: 1000 }); // watched
+    await put(ids["ep1.mkv"]!, { position_seconds: 0, duration_seconds: 1000 }); // not started
+    await put(ids["ep2.mkv"]!, { position_seconds: 12, duration_seconds: 1000 });
+    const r = await s.api("GET", "/api/v1/playback-positions", { token });
+    expect(r.status).toBe(200);
+    expect(r.body.items.map((i: { file: { name: string } }) => i.file.name)).toEqual(["ep2.mkv", "ep3.mkv"]);
+    expect(r.body.items[0]).toMatchObject({
+      position_seconds: 12,
+      file: { path: "/Videos/ep2.mkv", type: "file" },
+    });
+    expect((await s.api("GET", "/api/v1/playback-positions?limit=1", { token })).body.items).toHaveLength(1);
+    expect((await s.api("GET", "/api/v1/playback-positions?limit=0", { token })).status).toBe(400);
+
+    const member = await createUser(s, token, "viewer-one");
+    expect((await s.api("GET", "/api/v1/playback-positions", { token: member.token })).body.items).toEqual(
+      [],
+    );
+    expect(
+      (await s.api("GET", `/api/v1/playback-positions/${ids["ep3.mkv"]}`, { token: member.token })).status,
+    ).toBe(404);
+    await put(ids["ep3.mkv"]!, { position_seconds: 5, duration_seconds: 1000 }, member.token);
+    expect(
+      (await s.api("GET", `/api/v1/playback-positions/${ids["ep3.mkv"]}`, { token })).body.position_seconds,
+    ).toBe(100);
+  });
+
+  it("answers 404 for another organization's file", async () => {
+    const other = await register(s, "playback-stranger", { organization_name: "Far Away" });
+    const id = ids["ep3.mkv"]!;
+    for (const [method, path] of [
+      ["GET", `/api/v1/playback-positions/${id}`],
+      ["GET", `/api/v1/files/${id}/playback-position`],
+      ["DELETE", `/api/v1/playback-positions/${id}`],
+    ] as const) {
+      const r = await s.api(method, path, { token: other.token });
+      expect([path, r.status, r.body.error.code]).toEqual([path, 404, "ERR_FILE_NOT_FOUND"]);
+    }
+    expect((await put(id, { position_seconds: 1, duration_seconds: 2 }, other.token)).status).toBe(404);
+  });
+});
