@@ -1,0 +1,135 @@
+import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_PASSWORD } from "../helpers/server.ts";
+import { type ChildServer, dbFile, loginAdmin, report, sha256, spawnServer } from "./helpers/child-server.ts";
+import { client, filesApiAvailable } from "./helpers/files-client.ts";
+
+/** A login (it writes a refresh token): status, error code and how long it took. */
+async function timedLogin(url: string) {
+  const start = performance.now();
+  const res = await fetch(`${url}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "admin", password: ADMIN_PASSWORD }),
+    signal: AbortSignal.timeout(60_000),
+  });
+  const body = (await res.json()) as { error?: { code: string } };
+  return { status: res.status, code: body.error?.code, ms: performance.now() - start };
+}
+
+/** Holds `BEGIN EXCLUSIVE` on the server's database from this process for `ms`, while `during` runs. */
+async function withExclusiveLock<T>(file: string, ms: number, during: () => Promise<T>): Promise<T> {
+  const db = new Database(file);
+  db.exec("BEGIN EXCLUSIVE");
+  const release = new Promise<void>((r) =>
+    setTimeout(() => {
+      db.exec("COMMIT");
+      db.close();
+      r();
+    }, ms),
+  );
+  try {
+    return await during();
+  } finally {
+    await release;
+  }
+}
+
+describe("database locked by another process", () => {
+  let s: ChildServer;
+  const dataDir = mkdtempSync(join(tmpdir(), "attic-locked-"));
+  beforeAll(async () => {
+    s = await spawnServer(dataDir);
+    await loginAdmin(s.url);
+  });
+  afterAll(async () => {
+    await s?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("waits out a short lock (under busy_timeout): writes succeed", async () => {
+    const results = await withExclusiveLock(dbFile(dataDir), 1_500, () =>
+      Promise.all(Array.from({ length: 4 }, () => timedLogin(s.url))),
+    );
+    report(`short lock: ${results.map((r) => `${r.status} ${r.ms.toFixed(0)}ms`).join(", ")}`);
+    for (const r of results) expect(r.status).toBe(200);
+  });
+
+  it("answers 503 ERR_UNAVAILABLE (never 500, never a hang) under a long lock, then recovers", async () => {
+    const results = await withExclusiveLock(dbFile(dataDir), 7_000, () =>
+      Promise.all(Array.from({ length: 3 }, () => timedLogin(s.url))),
+    );
+    report(`long lock: ${results.map((r) => `${r.status} ${r.code ?? ""} ${r.ms.toFixed(0)}ms`).join(", ")}`);
+    for (const r of results) {
+      expect([200, 503]).toContain(r.status);
+      if (r.status === 503) expect(r.code).toBe("ERR_UNAVAILABLE");
+    }
+    expect(results.some((r) => r.status === 503)).toBe(true);
+    const after = await timedLogin(s.url);
+    expect(after.status).toBe(200);
+    const health = await fetch(`${s.url}/health`, { signal: AbortSignal.timeout(5_000) });
+    expect(health.status).toBe(200);
+  });
+});
+
+/** Mounts a tmpfs of `mib` MiB at `dir`; false when this process may not mount. */
+function mountTmpfs(dir: string, mib: number): boolean {
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${mib}m`, "tmpfs", dir], { stdio: "pipe" });
+    return true;
+  } catch (err) {
+    report(`disk-full test skipped: cannot mount a tmpfs (${(err as Error).message.split("\n")[0]})`);
+    return false;
+  }
+}
+
+describe("disk full during upload", () => {
+  const dir = mkdtempSync(join(tmpdir(), "attic-full-"));
+  const dataDir = join(dir, "data");
+  let mounted = false;
+  let s: ChildServer | undefined;
+  beforeAll(() => {
+    mkdirSync(dataDir);
+    mounted = mountTmpfs(dataDir, 64);
+  });
+  afterAll(async () => {
+    await s?.stop();
+    if (mounted) execFileSync("umount", [dataDir]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("answers 507 (or 413), keeps what was stored, leaves no temp file and keeps serving", async (t) => {
+    if (!mounted) return t.skip("mount not permitted");
+    s = await spawnServer(dataDir);
+    const c = client(s.url, await loginAdmin(s.url));
+    if (!(await filesApiAvailable(c))) return t.skip("files API not available yet");
+    const small = randomBytes(10_000);
+    const kept = await c.upload("kept.bin", small);
+    expect(kept.status).toBe(201);
+    const keptId = (kept.body as { id: string }).id;
+
+    const big = await c.upload("too-big.bin", randomBytes(100 * 1024 * 1024));
+    report(`disk full: upload of 100 MiB on a 64 MiB tmpfs -> ${big.status} ${JSON.stringify(big.body)}`);
+    expect([507, 413]).toContain(big.status);
+    expect((big.body as { error: { code: string } }).error.code).toMatch(
+      /INSUFFICIENT_STORAGE|PAYLOAD_TOO_LARGE/,
+    );
+
+    const tmp = join(dataDir, "tmp");
+    expect(existsSync(tmp) ? readdirSync(tmp) : []).toEqual([]);
+    const list = await c.json("GET", "/api/v1/files?limit=100");
+    const names = (list.body as { files: { name: string }[] }).files.map((f) => f.name);
+    expect(names).toContain("kept.bin");
+    expect(names).not.toContain("too-big.bin");
+    const got = await c.download(keptId);
+    expect(got.status).toBe(200);
+    expect(sha256(got.bytes)).toBe(sha256(small));
+    expect((await c.upload("after.bin", randomBytes(10_000))).status).toBe(201);
+    expect((await fetch(`${s.url}/health`)).status).toBe(200);
+  });
+});
