@@ -34,9 +34,8 @@ describe("API keys", () => {
     expect(listed).toMatchObject({ name: "reader", last_used_at: null });
     expect(list.text).not.toContain(r.body.key);
     // The key works for what it allows, and only that.
-    const files = await s.api("GET", "/api/v1/files", { token: { apiKey: r.body.key } });
-    expect(files.status).not.toBe(401);
-    expect(files.status).not.toBe(403);
+    const search = await s.api("GET", "/api/v1/search?q=x", { token: { apiKey: r.body.key } });
+    expect(search.status).toBe(200);
     const users = await s.api("GET", "/api/v1/api-keys", { token: { apiKey: r.body.key } });
     expect(users.status).toBe(403);
     const after = await s.api("GET", "/api/v1/api-keys", { token: member.token });

@@ -18,7 +18,8 @@ export function weakPasswordReason(password: string, username: string): string |
   if (/^\d+$/.test(lower)) return "must not be only digits";
   // "dragon2024!" and "password123" are the common word with a decoration.
   const stem = lower.replace(/[\d\W_]+$/u, "");
-  if (COMMON.has(lower) || (stem.length > 0 && COMMON.has(stem)) || isRun(lower)) {
+  const letters = lower.replace(/[\W_]+/gu, "");
+  if (COMMON.has(lower) || (stem.length > 0 && COMMON.has(stem)) || isRun(lower) || isRepeat(letters)) {
     return "is too common";
   }
   return undefined;
@@ -40,4 +41,9 @@ function isRun(s: string): boolean {
     if (d !== -1) down = false;
   }
   return up || down;
+}
+
+/** True when `s` is one shorter string repeated, such as "abcabcabc" or "dragondragon". */
+function isRepeat(s: string): boolean {
+  return s.length > 0 && (s + s).indexOf(s, 1) < s.length;
 }

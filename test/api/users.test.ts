@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claimsOf, createUser, GOOD_PASSWORD, register, type Session } from "../helpers/accounts.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+describe("users (org admin)", () => {
+  let s: TestServer;
+  let admin: string;
+  let member: Session;
+
+  beforeAll(async () => {
+    s = await startServer({ auth: { registration_enabled: true } });
+    admin = await s.login();
+    member = await createUser(s, admin, "plainmember");
+  });
+  afterAll(() => s.close());
+
+  it("creates a user with the default Member role; never returns the password", async () => {
+    const r = await s.api("POST", "/api/v1/users", {
+      token: admin,
+      body: { username: "newbie", email: "newbie@example.com", password: GOOD_PASSWORD },
+    });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ username: "newbie", role: "Member", is_active: true, display_name: null });
+    expect(r.text).not.toMatch(/password_hash|correct-Horse/);
+    const login = await s.login("newbie", GOOD_PASSWORD);
+    expect(claimsOf(login)).toMatchObject({ role: "Member", organization_id: r.body.organization_id });
+  });
+
+  it("creates a user with a role by name or id; unknown role 404; bad input 400; taken 409", async () => {
+    const roles = (await s.api("GET", "/api/v1/roles", { token: admin })).body.roles;
+    const adminRole = roles.find((x: { name: string }) => x.name === "Admin");
+    const byId = await s.api("POST", "/api/v1/users", {
+      token: admin,
+      body: {
+        username: "second_admin",
+        email: "a2@example.com",
+        password: GOOD_PASSWORD,
+        role: adminRole.id,
+      },
+    });
+    expect(byId.body.role).toBe("Admin");
+    const byName = await s.api("POST", "/api/v1/users", {
+      token: admin,
+      body: { username: "another", email: "an@example.com", password: GOOD_PASSWORD, role: "admin" },
+    });
+    expect(byName.body.role).toBe("Admin");
+    const unknown = await s.api("POST", "/api/v1/users", {
+      token: admin,
+      body: { username: "x_user", email: "x@example.com", password: GOOD_PASSWORD, role: "Wizard" },
+    });
+    expect(unknown.status).toBe(404);
+    const weak = await s.api("POST", "/api/v1/users", {
+      token: admin,
+      body: { username: "x_user", email: "x@example.com", password: "password123" },
+    });
+    expect(weak.body.error.code).toBe("ERR_WEAK_PASSWORD");
+    const badEmail = await s.api("POST", "/api/v1/users", {
+      token: admin,
+      body: { username: "x_user", email: "x@", password: GOOD_PASSWORD },
+    });
+    expect(badEmail.status).toBe(400);
+    const taken = await s.api("POST", "/api/v1/users", {
+      token: admin,
+      body: { username: "NEWBIE", email: "other@example.com", password: GOOD_PASSWORD },
+    });
+    expect(taken.status).toBe(409);
+  });
+
+  it("lists with limit/offset/total and gets one", async () => {
+    const page = await s.api("GET", "/api/v1/users?limit=2&offset=1", { token: admin });
+    expect(page.status).toBe(200);
+    expect(page.body).toMatchObject({ limit: 2, offset: 1, total: expect.any(Number) });
+    expect(page.body.users).toHaveLength(2);
+    expect(page.body.total).toBeGreaterThanOrEqual(4);
+    const one = await s.api("GET", `/api/v1/users/${member.userId}`, { token: admin });
+    expect(one.body).toMatchObject({ id: member.userId, username: "plainmember" });
+    for (const q of ["limit=0", "limit=-1", "offset=-1", "limit=abc", "limit=100000"]) {
+      expect((await s.api("GET", `/api/v1/users?${q}`, { token: admin })).status, q).toBe(400);
+    }
+  });
+
+  it("needs user:manage: members get 403", async () => {
+    expect((await s.api("GET", "/api/v1/users", { token: member.token })).status).toBe(403);
+    const create = await s.api("POST", "/api/v1/users", {
+      token: member.token,
+      body: { username: "sneaky", email: "s@example.com", password: GOOD_PASSWORD },
+    });
+    expect(create.status).toBe(403);
+  });
+
+  it("updates display name, email and role", async () => {
+    const u = await createUser(s, admin, "changeling");
+    const r = await s.api("PUT", `/api/v1/users/${u.userId}`, {
+      token: admin,
+      body: { display_name: "Change Ling", email: "cl@example.com", role: "Admin" },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ display_name: "Change Ling", email: "cl@example.com", role: "Admin" });
+    expect(r.body.roles).toHaveLength(1);
+    const taken = await s.api("PUT", `/api/v1/users/${u.userId}`, {
+      token: admin,
+      body: { email: "newbie@example.com" },
+    });
+    expect(taken.status).toBe(409);
+  });
+
+  it("deactivation stops the user's tokens at once (DELETE and POST /deactivate)", async () => {
+    for (const [method, suffix, name] of [
+      ["DELETE", "", "leaver1"],
+      ["POST", "/deactivate", "leaver2"],
+    ] as const) {
+      const u = await createUser(s, admin, name);
+      expect((await s.api("GET", "/api/v1/auth/profile", { token: u.token })).status).toBe(200);
+      const r = await s.api(method, `/api/v1/users/${u.userId}${suffix}`, { token: admin });
+      expect(r.status).toBe(200);
+      expect(r.body.is_active).toBe(false);
+      expect((await s.api("GET", "/api/v1/auth/profile", { token: u.token })).status).toBe(401);
+      expect(
+        (await s.api("POST", "/api/v1/auth/refresh", { body: { refresh_token: u.refresh } })).status,
+      ).toBe(401);
+      const login = await s.api("POST", "/api/v1/auth/login", {
+        body: { username: name, password: GOOD_PASSWORD },
+      });
+      expect(login.status).toBe(403);
+    }
+  });
+
+  it("an admin cannot deactivate themself", async () => {
+    const me = (await s.api("GET", "/api/v1/auth/profile", { token: admin })).body;
+    expect((await s.api("DELETE", `/api/v1/users/${me.id}`, { token: admin })).status).toBe(400);
+  });
+
+  it("resets a password: old sessions end, the new password works and must be changed", async () => {
+    const u = await createUser(s, admin, "forgetful");
+    const r = await s.api("POST", `/api/v1/users/${u.userId}/reset-password`, {
+      token: admin,
+      body: { new_password: "reset-Strong-pass-11" },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ success: true });
+    expect((await s.api("GET", "/api/v1/auth/profile", { token: u.token })).status).toBe(401);
+    const fresh = await s.login("forgetful", "reset-Strong-pass-11");
+    const profile = await s.api("GET", "/api/v1/auth/profile", { token: fresh });
+    expect(profile.body.must_change_password).toBe(true);
+    const weak = await s.api("POST", `/api/v1/users/${u.userId}/reset-password`, {
+      token: admin,
+      body: { new_password: "short" },
+    });
+    expect(weak.status).toBe(400);
+  });
+
+  it("another organization's users answer 404 on every route", async () => {
+    const other = await register(s, "outsider");
+    const id = member.userId;
+    expect((await s.api("GET", `/api/v1/users/${id}`, { token: other.token })).status).toBe(404);
+    expect(
+      (await s.api("PUT", `/api/v1/users/${id}`, { token: other.token, body: { display_name: "x" } })).status,
+    ).toBe(404);
+    expect((await s.api("DELETE", `/api/v1/users/${id}`, { token: other.token })).status).toBe(404);
+    const reset = await s.api("POST", `/api/v1/users/${id}/reset-password`, {
+      token: other.token,
+      body: { new_password: "hijack-Strong-pass-12" },
+    });
+    expect(reset.status).toBe(404);
+    const list = await s.api("GET", "/api/v1/users", { token: other.token });
+    expect(list.body.users.map((u: { username: string }) => u.username)).toEqual(["outsider"]);
+    expect((await s.api("GET", "/api/v1/users/not-an-id", { token: admin })).status).toBe(404);
+  });
+});
