@@ -1,5 +1,8 @@
 import type { Config } from "./config/schema.ts";
 import type { Db } from "./db/client.ts";
+import type { DirectoriesService } from "./domain/files/directories.service.ts";
+import type { FilesService } from "./domain/files/files.service.ts";
+import type { TrashService } from "./domain/files/trash.service.ts";
 import type { AccountServices } from "./domain/accounts.ts";
 import type { SearchService } from "./domain/search/search.service.ts";
 import type { SettingsService } from "./domain/settings/settings.service.ts";
@@ -14,6 +17,9 @@ import type { Metrics } from "./platform/metrics.ts";
  * shared by the REST and RPC adapters. Each area adds its service here.
  */
 export interface Services extends AccountServices {
+  files: FilesService;
+  directories: DirectoriesService;
+  trash: TrashService;
   search: SearchService;
   tags: TagsService;
   settings: SettingsService;

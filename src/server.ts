@@ -5,6 +5,7 @@ import { getRequestListener } from "@hono/node-server";
 import type { Config } from "./config/schema.ts";
 import { type AppContext, HealthRegistry, type Services } from "./context.ts";
 import { openDb } from "./db/client.ts";
+import { createFileServices } from "./domain/files/area.ts";
 import { createAccountServices } from "./domain/accounts.ts";
 import { createTokenSigner } from "./domain/auth/tokens.ts";
 import { createSearchService } from "./domain/search/search.service.ts";
@@ -66,7 +67,11 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     access: cfg.auth.access_token_ttl,
     refresh: cfg.auth.refresh_token_ttl,
   });
+  const storage = createFileServices({ db, dataDir, metrics, log, maxUploadBytes: cfg.storage.max_upload_bytes });
   const services: Services = {
+    files: storage.files,
+    directories: storage.directories,
+    trash: storage.trash,
     ...createAccountServices({ db, cfg, tokens, passwords, metrics }),
     search: createSearchService({ db, metrics }),
     tags: createTagsService({ db }),

@@ -1,8 +1,144 @@
+import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import type { Router } from "../env.ts";
-import { type Guards, newRouter } from "../router.ts";
+import type { DirectoryNodeDto } from "../../domain/files/files.dto.ts";
+import {
+  CreateDirectoryInput,
+  DirectoryListSchema,
+  DirectorySchema,
+  FileListSchema,
+  ListFilesInput,
+  MoveFileInput,
+  PageInput,
+  RecursiveInput,
+  TreeInput,
+} from "../../domain/files/files.schemas.ts";
+import { actorOf, type Router } from "../env.ts";
+import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
 
-/** REST routes of directories (not built yet). */
-export function directoriesRoutes(_ctx: AppContext, _guards: Guards): Router {
-  return newRouter();
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+const Id = z.object({
+  id: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+const Success = z.object({ success: z.boolean() });
+
+const DirectoryNodeSchema: z.ZodType<DirectoryNodeDto> = z
+  .object({
+    directory: DirectorySchema,
+    get children() {
+      return z.array(DirectoryNodeSchema);
+    },
+  })
+  .openapi("DirectoryNode");
+
+function dirRoute<const R extends Parameters<typeof createRoute>[0]>(r: R) {
+  return createRoute({ tags: ["Directories"], security: SECURED, ...r });
+}
+
+const create = dirRoute({
+  method: "post",
+  path: "/directories",
+  summary: "Create a directory (under parent_id, or at the top)",
+  request: { body: { required: true, ...json(CreateDirectoryInput) } },
+  responses: {
+    201: { description: "Created", ...json(DirectorySchema) },
+    ...errorResponses(400, 401, 403, 404, 409, 429),
+  },
+});
+
+const list = dirRoute({
+  method: "get",
+  path: "/directories",
+  summary: "List the directories under parent_id (top level without it)",
+  request: { query: ListFilesInput },
+  responses: {
+    200: { description: "Page", ...json(DirectoryListSchema) },
+    ...errorResponses(400, 401, 403, 404, 429),
+  },
+});
+
+const get = dirRoute({
+  method: "get",
+  path: "/directories/{id}",
+  summary: "Get a directory with its child count",
+  request: { params: Id },
+  responses: {
+    200: { description: "Directory", ...json(DirectorySchema) },
+    ...errorResponses(401, 403, 404, 429),
+  },
+});
+
+const children = dirRoute({
+  method: "get",
+  path: "/directories/{id}/children",
+  summary: "Live children (files and directories), directories first",
+  request: { params: Id, query: PageInput },
+  responses: {
+    200: { description: "Page", ...json(FileListSchema) },
+    ...errorResponses(400, 401, 403, 404, 429),
+  },
+});
+
+const tree = dirRoute({
+  method: "get",
+  path: "/directories/{id}/tree",
+  summary: "The subdirectory tree, `depth` levels (0 = unlimited)",
+  request: { params: Id, query: TreeInput },
+  responses: {
+    200: { description: "Tree", ...json(DirectoryNodeSchema) },
+    ...errorResponses(400, 401, 403, 404, 429),
+  },
+});
+
+const move = dirRoute({
+  method: "post",
+  path: "/directories/{id}/move",
+  summary: "Move a directory under new_parent_id (null = top); not into its own subtree",
+  request: { params: Id, body: { required: true, ...json(MoveFileInput) } },
+  responses: {
+    200: { description: "Moved", ...json(DirectorySchema) },
+    ...errorResponses(400, 401, 403, 404, 409, 429),
+  },
+});
+
+const remove = dirRoute({
+  method: "delete",
+  path: "/directories/{id}",
+  summary: "Soft-delete a directory; non-empty needs recursive=true (else 400)",
+  request: { params: Id, query: RecursiveInput },
+  responses: {
+    200: { description: "Deleted", ...json(Success) },
+    ...errorResponses(400, 401, 403, 404, 429),
+  },
+});
+
+/** Every /directories route of interface.md. */
+export function directoriesRoutes(ctx: AppContext, guards: Guards): Router {
+  const r = newRouter();
+  const dirs = ctx.services.directories;
+  const read = guards.auth("file:read");
+  const write = guards.auth("file:write");
+
+  r.openapi({ ...create, middleware: [write] }, (c) =>
+    c.json(dirs.create(actorOf(c), c.req.valid("json")), 201),
+  );
+  r.openapi({ ...list, middleware: [read] }, (c) => c.json(dirs.list(actorOf(c), c.req.valid("query")), 200));
+  r.openapi({ ...get, middleware: [read] }, (c) =>
+    c.json(dirs.get(actorOf(c), c.req.valid("param").id), 200),
+  );
+  r.openapi({ ...children, middleware: [read] }, (c) =>
+    c.json(dirs.children(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200),
+  );
+  r.openapi({ ...tree, middleware: [read] }, (c) =>
+    c.json(dirs.tree(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200),
+  );
+  r.openapi({ ...move, middleware: [write] }, (c) =>
+    c.json(dirs.move(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
+  );
+  r.openapi({ ...remove, middleware: [guards.auth("file:delete")] }, (c) =>
+    c.json(dirs.remove(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200),
+  );
+  return r;
 }

@@ -1,0 +1,238 @@
+import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { blobs, files } from "../../db/schema.ts";
+
+export type FileRow = typeof files.$inferSelect;
+export type NewFileRow = typeof files.$inferInsert;
+
+const parentIs = (parentId: string | null) =>
+  parentId === null ? isNull(files.parent_id) : eq(files.parent_id, parentId);
+
+/**
+ * The queries of the tree. Every one takes the organization id, so no
+ * caller can reach another organization's rows by id.
+ */
+export function createFilesRepo(db: Db) {
+  const sqlite = db.$client;
+  const subtreeStmt = sqlite.prepare<[string, string], { id: string; depth: number }>(`
+    WITH RECURSIVE sub(id, depth) AS (
+      SELECT id, 0 FROM files WHERE id = ? AND organization_id = ?
+      UNION ALL
+      SELECT f.id, sub.depth + 1 FROM files f JOIN sub ON f.parent_id = sub.id
+    ) SELECT id, depth FROM sub`);
+  const ancestorsStmt = sqlite.prepare<[string, string], { id: string }>(`
+    WITH RECURSIVE up(id, parent_id) AS (
+      SELECT id, parent_id FROM files WHERE id = ? AND organization_id = ?
+      UNION ALL
+      SELECT f.id, f.parent_id FROM files f JOIN up ON f.id = up.parent_id
+    ) SELECT id FROM up`);
+  // Descendants' paths all start with the root's old path: swap that prefix.
+  const rewriteStmt = sqlite.prepare<[string, string, string, number]>(`
+    WITH RECURSIVE sub(id) AS (
+      SELECT id FROM files WHERE parent_id = ? AND organization_id = ?
+      UNION ALL
+      SELECT f.id FROM files f JOIN sub ON f.parent_id = sub.id
+    ) UPDATE files SET path = ? || substr(path, ?) WHERE id IN (SELECT id FROM sub)`);
+
+  return {
+    /** A row by id in the organization; live only unless `withDeleted`. */
+    get(orgId: string, id: string, withDeleted = false): FileRow | undefined {
+      const where = [eq(files.id, id), eq(files.organization_id, orgId)];
+      if (!withDeleted) where.push(eq(files.is_deleted, false));
+      return db
+        .select()
+        .from(files)
+        .where(and(...where))
+        .get();
+    },
+
+    /** The live child of `parentId` (null = top) named `name`. */
+    liveChild(orgId: string, parentId: string | null, name: string): FileRow | undefined {
+      return db
+        .select()
+        .from(files)
+        .where(
+          and(
+            eq(files.organization_id, orgId),
+            parentIs(parentId),
+            eq(files.name, name),
+            eq(files.is_deleted, false),
+          ),
+        )
+        .get();
+    },
+
+    /** Live children, directories first then by name; `onlyDirs` for directory listings. */
+    children(
+      orgId: string,
+      parentId: string | null,
+      page: { limit: number; offset: number },
+      onlyDirs = false,
+    ) {
+      const where = and(
+        eq(files.organization_id, orgId),
+        parentIs(parentId),
+        eq(files.is_deleted, false),
+        onlyDirs ? eq(files.type, "directory") : undefined,
+      );
+      const rows = db
+        .select()
+        .from(files)
+        .where(where)
+        .orderBy(desc(sql`${files.type} = 'directory'`), asc(files.name))
+        .limit(page.limit)
+        .offset(page.offset)
+        .all();
+      const total = db.select({ n: count() }).from(files).where(where).get()?.n ?? 0;
+      return { rows, total };
+    },
+
+    /** Number of live immediate children of each id. */
+    childCounts(orgId: string, ids: readonly string[]): Map<string, number> {
+      const out = new Map<string, number>();
+      for (let i = 0; i < ids.length; i += 500) {
+        const rows = db
+          .select({ parent: files.parent_id, n: count() })
+          .from(files)
+          .where(
+            and(
+              eq(files.organization_id, orgId),
+              inArray(files.parent_id, ids.slice(i, i + 500) as string[]),
+              eq(files.is_deleted, false),
+            ),
+          )
+          .groupBy(files.parent_id)
+          .all();
+        for (const r of rows) if (r.parent) out.set(r.parent, r.n);
+      }
+      return out;
+    },
+
+    /** Every row under `rootId` (itself included, deleted ones too) with its depth. */
+    subtree(orgId: string, rootId: string): { id: string; depth: number }[] {
+      return subtreeStmt.all(rootId, orgId);
+    },
+
+    /** Full rows of many ids, in no particular order. */
+    rowsByIds(orgId: string, ids: readonly string[]): FileRow[] {
+      const out: FileRow[] = [];
+      for (let i = 0; i < ids.length; i += 500) {
+        out.push(
+          ...db
+            .select()
+            .from(files)
+            .where(
+              and(eq(files.organization_id, orgId), inArray(files.id, ids.slice(i, i + 500) as string[])),
+            )
+            .all(),
+        );
+      }
+      return out;
+    },
+
+    /** True when `ancestorId` is `id` itself or one of its ancestors. */
+    isSelfOrAncestor(orgId: string, ancestorId: string, id: string): boolean {
+      return ancestorsStmt.all(id, orgId).some((r) => r.id === ancestorId);
+    },
+
+    insert(row: NewFileRow): void {
+      db.insert(files).values(row).run();
+    },
+
+    update(orgId: string, id: string, patch: Partial<NewFileRow>): void {
+      db.update(files)
+        .set(patch)
+        .where(and(eq(files.id, id), eq(files.organization_id, orgId)))
+        .run();
+    },
+
+    /** Rewrites the `path` prefix of every descendant of `rootId` (not the root itself). */
+    rewriteDescendantPaths(orgId: string, rootId: string, oldPrefix: string, newPrefix: string): void {
+      rewriteStmt.run(rootId, orgId, newPrefix, oldPrefix.length + 1);
+    },
+
+    /** Marks live rows among `ids` deleted with one batch id. */
+    softDelete(orgId: string, ids: readonly string[], batch: string, at: string): number {
+      let n = 0;
+      for (let i = 0; i < ids.length; i += 500) {
+        n += db
+          .update(files)
+          .set({ is_deleted: true, deleted_at: at, delete_batch: batch, updated_at: at })
+          .where(
+            and(
+              eq(files.organization_id, orgId),
+              inArray(files.id, ids.slice(i, i + 500) as string[]),
+              eq(files.is_deleted, false),
+            ),
+          )
+          .run().changes;
+      }
+      return n;
+    },
+
+    /** Brings back the rows of `ids` deleted in `batch`. */
+    restore(orgId: string, ids: readonly string[], batch: string, at: string): void {
+      for (let i = 0; i < ids.length; i += 500) {
+        db.update(files)
+          .set({ is_deleted: false, deleted_at: null, delete_batch: null, updated_at: at })
+          .where(
+            and(
+              eq(files.organization_id, orgId),
+              inArray(files.id, ids.slice(i, i + 500) as string[]),
+              eq(files.delete_batch, batch),
+            ),
+          )
+          .run();
+      }
+    },
+
+    /**
+     * Deleted rows that head a delete (their parent is live, at the top, or
+     * was deleted in another batch), newest first; `ownerId` narrows to one user.
+     */
+    trash(orgId: string, ownerId: string | undefined, page: { limit: number; offset: number }) {
+      const owner = ownerId === undefined ? sql`1` : sql`f.owner_id = ${ownerId}`;
+      const base = sql`FROM files f LEFT JOIN files p ON p.id = f.parent_id
+        WHERE f.organization_id = ${orgId} AND f.is_deleted = 1 AND ${owner}
+          AND (p.id IS NULL OR p.is_deleted = 0 OR p.delete_batch IS NOT f.delete_batch)`;
+      const ids = db.all<{ id: string }>(
+        sql`SELECT f.id ${base} ORDER BY f.deleted_at DESC, f.name LIMIT ${page.limit} OFFSET ${page.offset}`,
+      );
+      const total = db.get<{ n: number }>(sql`SELECT count(*) AS n ${base}`)?.n ?? 0;
+      const rows = this.rowsByIds(
+        orgId,
+        ids.map((r) => r.id),
+      );
+      const order = new Map(ids.map((r, i) => [r.id, i]));
+      rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+      return { rows, total };
+    },
+
+    /** Deletes rows for good (children go with them by foreign key); returns their blob hashes. */
+    purge(orgId: string, rootId: string): string[] {
+      const ids = this.subtree(orgId, rootId).map((r) => r.id);
+      const hashes = new Set<string>();
+      for (const r of this.rowsByIds(orgId, ids)) if (r.blob_hash) hashes.add(r.blob_hash);
+      db.delete(files)
+        .where(and(eq(files.id, rootId), eq(files.organization_id, orgId)))
+        .run();
+      return [...hashes];
+    },
+
+    /** Records a stored blob (idempotent). */
+    addBlob(hash: string, size: number, at: string): void {
+      db.insert(blobs).values({ hash, size, created_at: at }).onConflictDoNothing().run();
+    },
+
+    /** True when any row of any organization still uses the blob. */
+    blobInUse(hash: string): boolean {
+      return !!db.select({ id: files.id }).from(files).where(eq(files.blob_hash, hash)).limit(1).get();
+    },
+
+    removeBlob(hash: string): void {
+      db.delete(blobs).where(eq(blobs.hash, hash)).run();
+    },
+  };
+}
+
+export type FilesRepo = ReturnType<typeof createFilesRepo>;

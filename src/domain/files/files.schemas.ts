@@ -1,0 +1,101 @@
+import { z } from "@hono/zod-openapi";
+import { AppError } from "../../errors.ts";
+import { isId } from "../../platform/ids.ts";
+
+/** A parent id: an id, or null / "" / absent for the top of the tree. Malformed → 400. */
+const parentRef = z
+  .union([z.string().max(64), z.null()])
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    if (v === null || v === "") return null;
+    if (!isId(v)) {
+      ctx.addIssue({ code: "custom", message: "must be a file id" });
+      return z.NEVER;
+    }
+    return v;
+  })
+  .openapi({ type: "string", description: "Directory id; null, empty or absent = top level" });
+
+const limit = z.coerce.number().int().min(1).max(1000).default(50);
+const offset = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0);
+const flag = z
+  .union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")])
+  .default(false);
+
+export const ListFilesInput = z.object({ parent_id: parentRef, limit, offset }).openapi("ListFilesQuery");
+export const PageInput = z.object({ limit, offset });
+export const TreeInput = z.object({
+  depth: z.coerce.number().int().min(0).max(1000).default(0).openapi({ description: "0 = unlimited" }),
+});
+export const RecursiveInput = z.object({ recursive: flag });
+
+export const UpdateFileInput = z
+  .object({ name: z.string().max(1024).optional(), parent_id: parentRef })
+  .openapi("UpdateFileRequest");
+
+export const MoveFileInput = z
+  .object({
+    new_parent_id: parentRef,
+    parent_id: parentRef.openapi({ description: "Alias of new_parent_id" }),
+  })
+  .openapi("MoveFileRequest");
+
+export const CopyFileInput = z
+  .object({ destination_parent_id: parentRef, new_name: z.string().max(1024).optional() })
+  .openapi("CopyFileRequest");
+
+export const CreateDirectoryInput = z
+  .object({ name: z.string().max(1024), parent_id: parentRef })
+  .openapi("CreateDirectoryRequest");
+
+export const TagSchema = z
+  .object({ id: z.string(), name: z.string(), color: z.string(), created_at: z.string() })
+  .openapi("Tag");
+
+export const FileSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    path: z.string().openapi({ example: "/Photos/2024/beach.jpg" }),
+    parent_id: z.string().optional().openapi({ description: "Absent at the top level" }),
+    type: z.enum(["file", "directory", "symlink"]),
+    size: z.number().int(),
+    mime_type: z.string(),
+    hash: z.string().openapi({ description: "Lowercase hex SHA-256 of the content" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+    accessed_at: z.string(),
+    permissions: z.string().openapi({ description: "Reserved; always empty" }),
+    tags: z.array(TagSchema),
+    is_deleted: z.boolean(),
+    deleted_at: z.string().optional(),
+  })
+  .openapi("File");
+
+export const FileListSchema = z
+  .object({ files: z.array(FileSchema), total: z.number().int() })
+  .openapi("FileList");
+
+export const DirectorySchema = z
+  .object({ file: FileSchema, child_count: z.number().int() })
+  .openapi("Directory");
+
+export const DirectoryListSchema = z
+  .object({ directories: z.array(DirectorySchema), total: z.number().int() })
+  .openapi("DirectoryList");
+
+export const FileContentSchema = z
+  .object({ content: z.string(), mime_type: z.string(), encoding: z.literal("utf-8") })
+  .openapi("FileContent");
+
+/** Parses service input with `schema`; failures are 400 ERR_VALIDATION naming the field. */
+export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const issues = r.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
+  const first = issues[0];
+  throw new AppError("VALIDATION", first ? `${first.path || "input"}: ${first.message}` : "invalid input", {
+    issues,
+  });
+}

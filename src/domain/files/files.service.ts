@@ -1,0 +1,176 @@
+import { readFile } from "node:fs/promises";
+import type { Db } from "../../db/client.ts";
+import { AppError } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import type { BlobStore } from "../../platform/blobstore.ts";
+import type { Metrics } from "../../platform/metrics.ts";
+import { type Actor, requirePermission } from "../actor.ts";
+import {
+  type HostContentResolver,
+  locateContent,
+  type OpenedContent,
+  openedContent,
+  reclaimUnused,
+} from "./content.ts";
+import { type FileDto, toFileDtos } from "./files.dto.ts";
+import type { FileRow, FilesRepo } from "./files.repo.ts";
+import {
+  CopyFileInput,
+  ListFilesInput,
+  MoveFileInput,
+  parseInput,
+  RecursiveInput,
+  UpdateFileInput,
+} from "./files.schemas.ts";
+import { isTextual, STREAMABLE } from "./mime.ts";
+import { normalizeName } from "./names.ts";
+import type { Tree } from "./tree.ts";
+import { createUpload } from "./upload.ts";
+
+/** Largest file /content returns (interface.md: 10 MB → 413). */
+export const MAX_TEXT_BYTES = 10 * 1024 * 1024;
+
+export interface FilesDeps {
+  db: Db;
+  repo: FilesRepo;
+  tree: Tree;
+  blobs: BlobStore;
+  metrics: Metrics;
+  log: Logger;
+  maxUploadBytes: number;
+}
+
+/**
+ * File operations of one organization's tree, shared by REST and RPC. Each
+ * takes the caller's Actor, checks its permission, and reaches only rows of
+ * its organization (another organization's id is 404, like a missing one).
+ */
+export function createFilesService(deps: FilesDeps) {
+  const { db, repo, tree, blobs } = deps;
+  let hostResolver: HostContentResolver | undefined;
+  const { upload } = createUpload(deps);
+  const dto = (row: FileRow): FileDto => toFileDtos(db, [row])[0] as FileDto;
+
+  /** Content of a live file for download/stream; ingests nothing, opens nothing yet. */
+  async function openContent(actor: Actor, id: string): Promise<OpenedContent> {
+    requirePermission(actor, "file:read");
+    const row = tree.live(actor, id);
+    if (row.type === "directory") throw new AppError("VALIDATION", "a directory has no content to download");
+    return openedContent(row, await locateContent(row, blobs, hostResolver));
+  }
+
+  /** Ingests the content of blob-less rows (watched files) so a copy can share it. */
+  async function ingestForCopy(
+    actor: Actor,
+    id: string,
+  ): Promise<Map<string, { hash: string; size: number }>> {
+    const out = new Map<string, { hash: string; size: number }>();
+    const root = tree.live(actor, id);
+    for (const r of tree.liveSubtree(actor.organizationId, root)) {
+      if (r.type === "directory" || r.blob_hash) continue;
+      const content = openedContent(r, await locateContent(r, blobs, hostResolver));
+      const staged = await blobs.stage(content.stream());
+      await blobs.commit(staged); // held until the copy's rows exist
+      repo.addBlob(staged.hash, staged.size, r.updated_at);
+      out.set(r.id, { hash: staged.hash, size: staged.size });
+    }
+    return out;
+  }
+
+  return {
+    upload,
+
+    /** Registers where watched-folder rows' bytes live (the watched-folders area calls this once). */
+    setHostContentResolver(fn: HostContentResolver): void {
+      hostResolver = fn;
+    },
+
+    get(actor: Actor, id: string): FileDto {
+      requirePermission(actor, "file:read");
+      return dto(tree.live(actor, id));
+    },
+
+    /** Live children of `parent_id` (top level when absent), directories first, then by name. */
+    list(actor: Actor, input: unknown): { files: FileDto[]; total: number } {
+      requirePermission(actor, "file:read");
+      const q = parseInput(ListFilesInput, input ?? {});
+      const parent = tree.parent(actor, q.parent_id);
+      const { rows, total } = repo.children(actor.organizationId, parent?.id ?? null, q);
+      return { files: toFileDtos(db, rows), total };
+    },
+
+    /** Renames and/or moves (PATCH/PUT /files/:id). `parent_id: null` moves to the top. */
+    update(actor: Actor, id: string, input: unknown): FileDto {
+      requirePermission(actor, "file:write");
+      const q = parseInput(UpdateFileInput, input ?? {});
+      const name = q.name === undefined ? undefined : normalizeName(q.name);
+      return dto(tree.relocate(actor, id, { name, parentId: q.parent_id }));
+    },
+
+    /** Moves under `new_parent_id` (alias `parent_id`); null or absent = top level. */
+    move(actor: Actor, id: string, input: unknown): FileDto {
+      requirePermission(actor, "file:write");
+      const q = parseInput(MoveFileInput, input ?? {});
+      const parentId = q.new_parent_id !== undefined ? q.new_parent_id : (q.parent_id ?? null);
+      return dto(tree.relocate(actor, id, { parentId }));
+    },
+
+    /** Copies a file (sharing its blob) or a directory subtree. */
+    async copy(actor: Actor, id: string, input: unknown): Promise<FileDto> {
+      requirePermission(actor, "file:write");
+      const q = parseInput(CopyFileInput, input ?? {});
+      const name = q.new_name === undefined ? undefined : normalizeName(q.new_name);
+      const to = { parentId: q.destination_parent_id ?? null, name };
+      const ingested = await ingestForCopy(actor, id);
+      try {
+        return dto(tree.copy(actor, id, to, (r) => ingested.get(r.id)));
+      } finally {
+        for (const { hash } of ingested.values()) {
+          blobs.release(hash);
+          await reclaimUnused(repo, blobs, deps.log, hash);
+        }
+      }
+    },
+
+    /** Soft delete; a non-empty directory needs `recursive`. */
+    remove(actor: Actor, id: string, input: unknown = {}): { success: true } {
+      requirePermission(actor, "file:delete");
+      const { recursive } = parseInput(RecursiveInput, input ?? {});
+      const n = tree.softDelete(actor, tree.live(actor, id), recursive);
+      deps.metrics.fileDeletions.inc(n);
+      return { success: true };
+    },
+
+    openContent,
+
+    /** For /stream: only the media types of interface.md (400 otherwise). */
+    async openMedia(actor: Actor, id: string): Promise<OpenedContent> {
+      const content = await openContent(actor, id);
+      if (!STREAMABLE.has(content.row.mime_type)) {
+        throw new AppError("VALIDATION", `not a streamable media type (${content.row.mime_type})`);
+      }
+      return content;
+    },
+
+    /** Text preview: text/* and JSON only (400), at most 10 MB (413). */
+    async readText(
+      actor: Actor,
+      id: string,
+    ): Promise<{ content: string; mime_type: string; encoding: "utf-8" }> {
+      const content = await openContent(actor, id);
+      const mime = content.row.mime_type;
+      if (!isTextual(mime)) throw new AppError("VALIDATION", `not a text file (${mime})`);
+      if (content.size > MAX_TEXT_BYTES) {
+        throw new AppError("PAYLOAD_TOO_LARGE", `text preview is limited to ${MAX_TEXT_BYTES} bytes`);
+      }
+      return { content: await readFile(content.path, "utf8"), mime_type: mime, encoding: "utf-8" };
+    },
+
+    /** Counts a download or stream served (attic_file_downloads_total). */
+    countDownload(kind: "download" | "stream" | "rpc"): void {
+      deps.metrics.fileDownloads.inc({ kind });
+    },
+  };
+}
+
+export type FilesService = ReturnType<typeof createFilesService>;

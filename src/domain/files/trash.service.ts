@@ -1,0 +1,105 @@
+import type { Db } from "../../db/client.ts";
+import { AppError } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import type { BlobStore } from "../../platform/blobstore.ts";
+import { isId, nowIso } from "../../platform/ids.ts";
+import type { Metrics } from "../../platform/metrics.ts";
+import { type Actor, can, requirePermission } from "../actor.ts";
+import { reclaimUnused } from "./content.ts";
+import { type FileDto, toFileDtos } from "./files.dto.ts";
+import type { FileRow, FilesRepo } from "./files.repo.ts";
+import { PageInput, parseInput } from "./files.schemas.ts";
+import type { Tree } from "./tree.ts";
+
+/**
+ * The trash: soft-deleted items until restored or purged. Members see and
+ * act on what they own; holders of `org:admin` on everything of their
+ * organization. Restore puts items back where they were: 409 when the name
+ * is taken there again, 409 too when the parent directory is itself in the
+ * trash (restore the parent first; nothing is moved silently).
+ */
+export function createTrashService(deps: {
+  db: Db;
+  repo: FilesRepo;
+  tree: Tree;
+  blobs: BlobStore;
+  metrics: Metrics;
+  log: Logger;
+}) {
+  const { db, repo, tree } = deps;
+  const isAdmin = (actor: Actor) => can(actor, "org:admin");
+
+  /** A deleted row the actor may act on; 404 when missing, live or another organization's. */
+  function trashed(actor: Actor, id: string): FileRow {
+    const row = isId(id) ? repo.get(actor.organizationId, id, true) : undefined;
+    if (!row?.is_deleted) throw new AppError("FILE_NOT_FOUND", "no such item in the trash");
+    if (row.owner_id !== actor.userId && !isAdmin(actor)) {
+      throw new AppError("PERMISSION_DENIED", "only the owner or an administrator may do this");
+    }
+    return row;
+  }
+
+  /** The rows deleted together with `root` (its subtree in the same batch). */
+  function batchOf(actor: Actor, root: FileRow): string[] {
+    const order = repo.subtree(actor.organizationId, root.id).sort((a, b) => a.depth - b.depth);
+    const rows = new Map(
+      repo
+        .rowsByIds(
+          actor.organizationId,
+          order.map((o) => o.id),
+        )
+        .map((r) => [r.id, r]),
+    );
+    const ids = new Set<string>([root.id]);
+    for (const { id } of order) {
+      const r = rows.get(id);
+      if (r && r.delete_batch === root.delete_batch && ids.has(r.parent_id ?? "")) ids.add(r.id);
+    }
+    return [...ids];
+  }
+
+  return {
+    /** The heads of the caller's deletes (a deleted directory stands for its subtree), newest first. */
+    list(actor: Actor, input: unknown): { files: FileDto[]; total: number } {
+      requirePermission(actor, "file:read");
+      const page = parseInput(PageInput, input ?? {});
+      const { rows, total } = repo.trash(
+        actor.organizationId,
+        isAdmin(actor) ? undefined : actor.userId,
+        page,
+      );
+      return { files: toFileDtos(db, rows), total };
+    },
+
+    /** Restores an item and what was deleted with it. */
+    restore(actor: Actor, id: string): FileDto {
+      requirePermission(actor, "file:write");
+      const org = actor.organizationId;
+      const row = tree.tx(() => {
+        const row = trashed(actor, id);
+        if (row.parent_id) {
+          const parent = repo.get(org, row.parent_id, true);
+          if (parent?.is_deleted) {
+            throw new AppError("CONFLICT", "the parent directory is in the trash; restore it first", {
+              parent_id: parent.id,
+            });
+          }
+        }
+        tree.nameFree(org, row.parent_id, row.name);
+        repo.restore(org, batchOf(actor, row), row.delete_batch ?? "", nowIso());
+        return repo.get(org, row.id) as FileRow;
+      });
+      return toFileDtos(db, [row])[0] as FileDto;
+    },
+
+    /** Deletes an item in the trash for good and reclaims blobs nothing else uses. */
+    async purge(actor: Actor, id: string): Promise<{ success: true }> {
+      requirePermission(actor, "file:delete");
+      const hashes = tree.tx(() => repo.purge(actor.organizationId, trashed(actor, id).id));
+      for (const hash of hashes) await reclaimUnused(repo, deps.blobs, deps.log, hash);
+      return { success: true };
+    },
+  };
+}
+
+export type TrashService = ReturnType<typeof createTrashService>;

@@ -1,0 +1,195 @@
+import type { Db } from "../../db/client.ts";
+import { conflictOnUnique } from "../../db/unique.ts";
+import { AppError, type ErrorCode } from "../../errors.ts";
+import { isId, newId, nowIso } from "../../platform/ids.ts";
+import type { Actor } from "../actor.ts";
+import type { FileRow, FilesRepo } from "./files.repo.ts";
+import { childPath } from "./names.ts";
+
+/**
+ * The rules of one organization's tree, shared by the file, directory and
+ * trash operations: lookups that answer 404 for other organizations, parent
+ * checks, read-only watched rows, name clashes, moves, copies and deletes.
+ * Every change runs in one SQLite transaction (synchronous, so two moves
+ * cannot interleave and the tree stays acyclic).
+ */
+export function createTree(db: Db, repo: FilesRepo) {
+  const tx = <T>(fn: () => T): T => db.$client.transaction(fn).immediate();
+
+  function live(actor: Actor, id: string, code: ErrorCode = "FILE_NOT_FOUND"): FileRow {
+    const row = isId(id) ? repo.get(actor.organizationId, id) : undefined;
+    if (!row)
+      throw new AppError(code, code === "DIRECTORY_NOT_FOUND" ? "directory not found" : "file not found");
+    return row;
+  }
+
+  function liveDir(actor: Actor, id: string): FileRow {
+    const row = live(actor, id, "DIRECTORY_NOT_FOUND");
+    if (row.type !== "directory") throw new AppError("DIRECTORY_NOT_FOUND", "directory not found");
+    return row;
+  }
+
+  /** The parent directory of a new place; null is the top. Missing → 404, not a directory → 400. */
+  function parent(actor: Actor, parentId: string | null | undefined): FileRow | null {
+    if (parentId === null || parentId === undefined) return null;
+    const row = live(actor, parentId, "DIRECTORY_NOT_FOUND");
+    if (row.type !== "directory")
+      throw new AppError("VALIDATION", "parent is not a directory", { parent_id: parentId });
+    return row;
+  }
+
+  /** Watched-folder rows mirror the host: the tree may not change them. */
+  function writable(row: FileRow | null, what = "item"): void {
+    if (row?.watched_folder_id) {
+      throw new AppError("READ_ONLY", `this ${what} is in a watched folder and is read-only`);
+    }
+  }
+
+  function nameFree(orgId: string, parentId: string | null, name: string, exceptId?: string): void {
+    const clash = repo.liveChild(orgId, parentId, name);
+    if (clash && clash.id !== exceptId) {
+      throw new AppError("CONFLICT", `an item named ${JSON.stringify(name)} already exists here`, {
+        existing_id: clash.id,
+      });
+    }
+  }
+
+  /** Refuses to put a directory inside itself or its own subtree (400). */
+  function notIntoItself(orgId: string, row: FileRow, target: FileRow | null): void {
+    if (row.type === "directory" && target && repo.isSelfOrAncestor(orgId, row.id, target.id)) {
+      throw new AppError("VALIDATION", "cannot move or copy a directory into itself or its own subtree");
+    }
+  }
+
+  /** Renames and/or moves `id` (and its subtree's paths) in one transaction. */
+  function relocate(actor: Actor, id: string, to: { name?: string; parentId?: string | null }): FileRow {
+    const org = actor.organizationId;
+    return tx(() => {
+      const row = live(actor, id);
+      writable(row);
+      const target = to.parentId === undefined ? parent(actor, row.parent_id) : parent(actor, to.parentId);
+      writable(target, "destination");
+      notIntoItself(org, row, target);
+      const name = to.name ?? row.name;
+      const parentId = target?.id ?? null;
+      if (name === row.name && parentId === row.parent_id) return row;
+      nameFree(org, parentId, name, row.id);
+      const path = childPath(target?.path, name);
+      conflictOnUnique("an item with that name already exists here", () =>
+        repo.update(org, row.id, { name, parent_id: parentId, path, updated_at: nowIso() }),
+      );
+      if (row.type === "directory") repo.rewriteDescendantPaths(org, row.id, row.path, path);
+      return repo.get(org, row.id) as FileRow;
+    });
+  }
+
+  /**
+   * Copies `id` under `parentId` as `name`: a file shares its blob, a
+   * directory copies its live subtree. `blobOf` supplies content for rows
+   * that have no blob (watched files, ingested by the caller beforehand).
+   */
+  function copy(
+    actor: Actor,
+    id: string,
+    to: { parentId: string | null; name?: string },
+    blobOf: (row: FileRow) => { hash: string; size: number } | undefined = () => undefined,
+  ): FileRow {
+    const org = actor.organizationId;
+    return tx(() => {
+      const src = live(actor, id);
+      const target = parent(actor, to.parentId);
+      writable(target, "destination");
+      notIntoItself(org, src, target);
+      const name = to.name ?? src.name;
+      nameFree(org, target?.id ?? null, name);
+      const rootPath = childPath(target?.path, name);
+      const rows = liveSubtree(org, src);
+      const ids = new Map<string, string>();
+      const now = nowIso();
+      conflictOnUnique("an item with that name already exists here", () => {
+        for (const r of rows) {
+          const newIdForRow = newId();
+          ids.set(r.id, newIdForRow);
+          const isRoot = r.id === src.id;
+          const content = r.blob_hash ? { hash: r.hash, size: r.size } : blobOf(r);
+          if (r.type !== "directory" && !content)
+            throw new AppError("VALIDATION", `cannot copy ${r.path}: no content`);
+          repo.insert({
+            id: newIdForRow,
+            organization_id: org,
+            owner_id: actor.userId,
+            parent_id: isRoot ? (target?.id ?? null) : (ids.get(r.parent_id ?? "") ?? null),
+            name: isRoot ? name : r.name,
+            path: rootPath + r.path.slice(src.path.length),
+            type: r.type === "symlink" ? "file" : r.type,
+            size: r.type === "directory" ? 0 : (content?.size ?? 0),
+            mime_type: r.mime_type,
+            hash: r.type === "directory" ? "" : (content?.hash ?? ""),
+            blob_hash: r.type === "directory" ? null : (content?.hash ?? null),
+            created_at: now,
+            updated_at: now,
+            accessed_at: now,
+          });
+        }
+      });
+      return repo.get(org, ids.get(src.id) as string) as FileRow;
+    });
+  }
+
+  /** The live rows of `root`'s subtree, parents before children (a deleted directory hides its subtree). */
+  function liveSubtree(org: string, root: FileRow): FileRow[] {
+    const order = repo.subtree(org, root.id);
+    const rows = new Map(
+      repo
+        .rowsByIds(
+          org,
+          order.map((o) => o.id),
+        )
+        .map((r) => [r.id, r]),
+    );
+    const kept = new Set<string>();
+    const out: FileRow[] = [];
+    for (const { id, depth } of order.sort((a, b) => a.depth - b.depth)) {
+      const r = rows.get(id);
+      if (!r || r.is_deleted) continue;
+      if (depth > 0 && !kept.has(r.parent_id ?? "")) continue;
+      kept.add(r.id);
+      out.push(r);
+    }
+    return out;
+  }
+
+  /**
+   * Soft-deletes `row` and its live subtree with one batch id (so restore
+   * brings back exactly them). A non-empty directory needs `recursive`.
+   */
+  function softDelete(actor: Actor, row: FileRow, recursive: boolean): number {
+    const org = actor.organizationId;
+    return tx(() => {
+      writable(row);
+      const rows = liveSubtree(org, row);
+      if (rows.length > 1 && !recursive) {
+        throw new AppError(
+          "VALIDATION",
+          "directory is not empty; pass recursive=true to delete it with its contents",
+        );
+      }
+      if (rows.some((r) => r.watched_folder_id)) {
+        throw new AppError(
+          "READ_ONLY",
+          "the subtree holds a watched folder; remove the watched folder first",
+        );
+      }
+      return repo.softDelete(
+        org,
+        rows.map((r) => r.id),
+        newId(),
+        nowIso(),
+      );
+    });
+  }
+
+  return { tx, live, liveDir, parent, writable, nameFree, relocate, copy, liveSubtree, softDelete };
+}
+
+export type Tree = ReturnType<typeof createTree>;

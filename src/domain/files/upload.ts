@@ -1,0 +1,160 @@
+import type { Db } from "../../db/client.ts";
+import { conflictOnUnique } from "../../db/unique.ts";
+import { AppError, fromSystemError } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import type { BlobStore, StagedBlob } from "../../platform/blobstore.ts";
+import { isId, newId, nowIso } from "../../platform/ids.ts";
+import type { Metrics } from "../../platform/metrics.ts";
+import { type Actor, requirePermission } from "../actor.ts";
+import { reclaimUnused } from "./content.ts";
+import { type FileDto, toFileDto } from "./files.dto.ts";
+import type { FileRow, FilesRepo } from "./files.repo.ts";
+import { detectMime } from "./mime.ts";
+import { childPath, normalizeName } from "./names.ts";
+import type { Tree } from "./tree.ts";
+
+/** What an upload needs; the same for REST multipart and RPC client streaming. */
+export interface UploadInput {
+  name: string;
+  /** Destination directory; null or undefined = top level (unless `late` supplies one). */
+  parentId?: string | null;
+  /** The bytes, consumed once. Throwing from it aborts the upload with nothing stored. */
+  source: AsyncIterable<Uint8Array>;
+  /** Expected lowercase hex SHA-256; a mismatch is 400 and nothing is stored. */
+  expectedSha256?: string;
+  /**
+   * Fields that arrive after the bytes (a multipart form with parent_id after
+   * the file part): called once the source is fully read.
+   */
+  late?: () => Promise<{ parentId?: string | null; expectedSha256?: string }>;
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+export interface UploadDeps {
+  db: Db;
+  repo: FilesRepo;
+  tree: Tree;
+  blobs: BlobStore;
+  metrics: Metrics;
+  log: Logger;
+  maxUploadBytes: number;
+}
+
+/**
+ * Builds the upload operation: checks the destination early when it is
+ * known (so a 2 GB body is not read only to answer 409), streams the bytes
+ * to a temp file while hashing (BlobStore.stage), checks the optional
+ * SHA-256, commits the blob durably, then inserts the row. Any failure
+ * leaves no row, no blob of its own and no temp file.
+ */
+export function createUpload(deps: UploadDeps) {
+  const { repo, tree, blobs, metrics } = deps;
+
+  function destination(actor: Actor, parentId: string | null | undefined, name: string): FileRow | null {
+    if (parentId !== undefined && parentId !== null && parentId !== "" && !isId(parentId)) {
+      throw new AppError("VALIDATION", "parent_id must be a directory id", { parent_id: parentId });
+    }
+    const parent = tree.parent(actor, parentId || null);
+    tree.writable(parent, "directory");
+    tree.nameFree(actor.organizationId, parent?.id ?? null, name);
+    return parent;
+  }
+
+  function checkHash(expected: string | undefined, staged: StagedBlob): void {
+    if (expected === undefined || expected === "") return;
+    const want = expected.trim().toLowerCase();
+    if (!SHA256.test(want)) throw new AppError("VALIDATION", "sha256 must be 64 hex characters");
+    if (want !== staged.hash) {
+      throw new AppError("VALIDATION", "content does not match the expected SHA-256", {
+        expected: want,
+        actual: staged.hash,
+      });
+    }
+  }
+
+  async function stage(source: AsyncIterable<Uint8Array>): Promise<StagedBlob> {
+    try {
+      return await blobs.stage(source, { maxBytes: deps.maxUploadBytes });
+    } catch (err) {
+      throw (
+        fromSystemError(err) ??
+        new AppError("VALIDATION", "upload aborted or malformed", undefined, { cause: err })
+      );
+    }
+  }
+
+  function insertRow(
+    actor: Actor,
+    parent: FileRow | null,
+    name: string,
+    staged: StagedBlob,
+    mime: string,
+  ): FileRow {
+    const org = actor.organizationId;
+    const now = nowIso();
+    const id = newId();
+    return tree.tx(() => {
+      tree.nameFree(org, parent?.id ?? null, name);
+      repo.addBlob(staged.hash, staged.size, now);
+      conflictOnUnique("an item with that name already exists here", () =>
+        repo.insert({
+          id,
+          organization_id: org,
+          owner_id: actor.userId,
+          parent_id: parent?.id ?? null,
+          name,
+          path: childPath(parent?.path, name),
+          type: "file",
+          size: staged.size,
+          mime_type: mime,
+          hash: staged.hash,
+          blob_hash: staged.hash,
+          created_at: now,
+          updated_at: now,
+          accessed_at: now,
+        }),
+      );
+      return repo.get(org, id) as FileRow;
+    });
+  }
+
+  /** Stores one upload; resolves with the new File. */
+  async function upload(actor: Actor, input: UploadInput): Promise<FileDto> {
+    let mime = "unknown";
+    try {
+      requirePermission(actor, "file:write");
+      const name = normalizeName(input.name);
+      // Check a known destination before reading a possibly huge body.
+      if (!input.late || input.parentId !== undefined) destination(actor, input.parentId, name);
+      const staged = await stage(input.source);
+      let committed = false;
+      try {
+        const late = input.late ? await input.late() : {};
+        checkHash(late.expectedSha256 ?? input.expectedSha256, staged);
+        const parentId = late.parentId !== undefined ? late.parentId : input.parentId;
+        const parent = destination(actor, parentId, name);
+        mime = await detectMime(staged.head, name);
+        await blobs.commit(staged);
+        committed = true;
+        const row = insertRow(actor, parent, name, staged, mime);
+        metrics.fileUploads.inc({ status: "success", mime_type: mime });
+        return toFileDto(row);
+      } catch (err) {
+        if (committed) {
+          blobs.release(staged.hash);
+          committed = false;
+          await reclaimUnused(repo, blobs, deps.log, staged.hash);
+        } else await blobs.discard(staged);
+        throw err;
+      } finally {
+        if (committed) blobs.release(staged.hash);
+      }
+    } catch (err) {
+      metrics.fileUploads.inc({ status: "failure", mime_type: mime });
+      throw err;
+    }
+  }
+
+  return { upload };
+}

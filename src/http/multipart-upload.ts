@@ -1,0 +1,101 @@
+import busboy from "busboy";
+import type { AppContext } from "../context.ts";
+import type { FileDto } from "../domain/files/files.dto.ts";
+import { AppError } from "../errors.ts";
+import { actorOf, type Ctx } from "./env.ts";
+
+/** Multipart framing and small fields allowed on top of the file itself. */
+const ENVELOPE_BYTES = 64 * 1024;
+
+type Fields = Record<string, string>;
+
+/** parent_id or its variant directory_id, from the form or the query string. */
+function parentOf(fields: Fields, c: Ctx): string | undefined {
+  return fields.parent_id ?? fields.directory_id ?? c.req.query("parent_id") ?? c.req.query("directory_id");
+}
+
+/**
+ * Streams a `multipart/form-data` upload (field `file`, optional
+ * `parent_id`/`directory_id` and `sha256`) from the Node request straight
+ * into FilesService.upload: no buffering, busboy parses as bytes arrive.
+ * Fields may come before or after the file; before is better, since then a
+ * bad destination is refused before the body is read. A body whose declared
+ * length is over the limit is refused at once (413).
+ */
+export function receiveUpload(ctx: AppContext, c: Ctx): Promise<FileDto> {
+  const req = c.env.incoming;
+  const type = c.req.header("content-type") ?? "";
+  if (!/^multipart\/form-data\b/i.test(type)) {
+    return Promise.reject(
+      new AppError("VALIDATION", "expected a multipart/form-data body with a `file` field"),
+    );
+  }
+  const max = ctx.cfg.storage.max_upload_bytes;
+  const declared = Number(c.req.header("content-length") ?? Number.NaN);
+  if (max > 0 && declared > max + ENVELOPE_BYTES) {
+    return Promise.reject(new AppError("PAYLOAD_TOO_LARGE", `upload exceeds ${max} bytes`));
+  }
+  return new Promise<FileDto>((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: req.headers as busboy.BusboyConfig["headers"],
+        defParamCharset: "utf8",
+        limits: { files: 1, fields: 20, fieldSize: 16 * 1024, parts: 30 },
+      });
+    } catch (err) {
+      reject(new AppError("VALIDATION", "malformed multipart/form-data header", undefined, { cause: err }));
+      return;
+    }
+    const fields: Fields = {};
+    let started = false;
+    let finish!: (f: Fields) => void;
+    let fail!: (e: unknown) => void;
+    const finished = new Promise<Fields>((res, rej) => {
+      finish = res;
+      fail = rej;
+    });
+    finished.catch(() => {});
+
+    bb.on("field", (name, value) => {
+      fields[name] = value;
+    });
+    bb.on("file", (name, stream, info) => {
+      if (name !== "file" || started) {
+        stream.resume();
+        return;
+      }
+      started = true;
+      const early = parentOf(fields, c);
+      ctx.services.files
+        .upload(actorOf(c), {
+          name: info.filename ?? "",
+          parentId: early,
+          expectedSha256: c.req.header("x-content-sha256") ?? fields.sha256,
+          source: stream,
+          late: async () => {
+            const all = await finished;
+            return {
+              parentId: early ?? parentOf(all, c),
+              expectedSha256: c.req.header("x-content-sha256") ?? all.sha256,
+            };
+          },
+        })
+        .then(resolve, reject);
+    });
+    bb.on("close", () => {
+      finish(fields);
+      if (!started) reject(new AppError("VALIDATION", "the form has no `file` field"));
+    });
+    bb.on("error", (err) => {
+      fail(err);
+      if (!started)
+        reject(new AppError("VALIDATION", "malformed multipart/form-data body", undefined, { cause: err }));
+    });
+    // A client that goes away mid-body: tear busboy down so the file stream errors and nothing is kept.
+    req.on("close", () => {
+      if (!req.complete) bb.destroy(new Error("client closed the connection during upload"));
+    });
+    req.pipe(bb);
+  });
+}

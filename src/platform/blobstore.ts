@@ -1,0 +1,197 @@
+import { createHash, randomBytes } from "node:crypto";
+import { createWriteStream, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdir, open, rename, stat, unlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { AppError } from "../errors.ts";
+
+/** Bytes kept from the start of every staged blob, enough for content sniffing. */
+export const HEAD_BYTES = 4100;
+
+/** Content written to a temp file and hashed, not yet in the store. */
+export interface StagedBlob {
+  /** Lowercase hex SHA-256. */
+  hash: string;
+  size: number;
+  /** The first HEAD_BYTES bytes, for MIME sniffing. */
+  head: Buffer;
+  tempPath: string;
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * Content-addressed storage under DATA_DIR/blobs/ab/cd/<sha256>, with temp
+ * files under DATA_DIR/tmp. Writes are crash-safe: stream to a temp file
+ * while hashing, fsync it, rename into place, fsync the directory. A crash
+ * leaves at worst a temp file, which `sweepTemp()` removes at start-up; a
+ * blob is never visible half-written. Identical content is stored once.
+ */
+export class BlobStore {
+  readonly blobsDir: string;
+  readonly tmpDir: string;
+  /** Hashes between commit and their row's insert: reclaim must not delete them. */
+  private readonly held = new Map<string, number>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(dataDir: string) {
+    this.blobsDir = join(dataDir, "blobs");
+    this.tmpDir = join(dataDir, "tmp");
+    mkdirSync(this.blobsDir, { recursive: true, mode: 0o750 });
+    mkdirSync(this.tmpDir, { recursive: true, mode: 0o750 });
+  }
+
+  /** Where the blob of `hash` lives (whether or not it exists). */
+  pathOf(hash: string): string {
+    if (!HASH.test(hash)) throw new AppError("INTERNAL", "invalid blob hash");
+    return join(this.blobsDir, hash.slice(0, 2), hash.slice(2, 4), hash);
+  }
+
+  /**
+   * Removes every temp file: run at start-up, before any upload, so a crash
+   * mid-upload leaves nothing behind. Returns how many were removed.
+   */
+  sweepTemp(): number {
+    const names = readdirSync(this.tmpDir);
+    for (const n of names) rmSync(join(this.tmpDir, n), { force: true, recursive: true });
+    return names.length;
+  }
+
+  /**
+   * Streams `source` to a temp file, hashing and counting as it goes; the
+   * file is fsynced before this resolves. Over `maxBytes` (0 = no limit) it
+   * stops at once with 413. On any failure the temp file is removed.
+   */
+  async stage(source: AsyncIterable<Uint8Array>, opts: { maxBytes?: number } = {}): Promise<StagedBlob> {
+    const tempPath = join(this.tmpDir, `${Date.now()}-${randomBytes(8).toString("hex")}.part`);
+    const sha = createHash("sha256");
+    const headChunks: Buffer[] = [];
+    let headLen = 0;
+    let size = 0;
+    const max = opts.maxBytes ?? 0;
+    async function* measure(input: AsyncIterable<Uint8Array>) {
+      for await (const chunk of input) {
+        size += chunk.byteLength;
+        if (max > 0 && size > max) throw new AppError("PAYLOAD_TOO_LARGE", `upload exceeds ${max} bytes`);
+        sha.update(chunk);
+        if (headLen < HEAD_BYTES) {
+          const part = Buffer.from(
+            chunk.buffer,
+            chunk.byteOffset,
+            Math.min(chunk.byteLength, HEAD_BYTES - headLen),
+          );
+          headChunks.push(Buffer.from(part));
+          headLen += part.byteLength;
+        }
+        yield chunk;
+      }
+    }
+    try {
+      await pipeline(source, measure, createWriteStream(tempPath, { flags: "wx", mode: 0o640, flush: true }));
+    } catch (err) {
+      await unlink(tempPath).catch(() => {});
+      throw err;
+    }
+    return { hash: sha.digest("hex"), size, head: Buffer.concat(headChunks), tempPath };
+  }
+
+  /**
+   * Moves a staged blob into the store (or drops it when identical content is
+   * already there) and makes the rename durable. The hash stays held, safe
+   * from `reclaim`, until `release(hash)`.
+   */
+  async commit(staged: StagedBlob): Promise<void> {
+    this.hold(staged.hash);
+    try {
+      await this.locked(staged.hash, () => this.place(staged));
+    } catch (err) {
+      this.release(staged.hash);
+      await unlink(staged.tempPath).catch(() => {});
+      throw err;
+    }
+  }
+
+  private async place(staged: StagedBlob): Promise<void> {
+    const target = this.pathOf(staged.hash);
+    if (await exists(target)) {
+      await unlink(staged.tempPath).catch(() => {});
+      return;
+    }
+    const dir = dirname(target);
+    const created = await mkdir(dir, { recursive: true, mode: 0o750 });
+    await rename(staged.tempPath, target);
+    await fsyncDir(dir);
+    if (created) {
+      await fsyncDir(dirname(dir));
+      await fsyncDir(this.blobsDir);
+    }
+  }
+
+  /** Runs `fn` with no other commit or reclaim of `hash` in progress. */
+  private async locked<T>(hash: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(hash) ?? Promise.resolve();
+    const run = prev.then(fn, fn);
+    const tail = run.catch(() => {});
+    this.locks.set(hash, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(hash) === tail) this.locks.delete(hash);
+    }
+  }
+
+  /** Removes a staged blob that will not be committed. */
+  async discard(staged: StagedBlob): Promise<void> {
+    await unlink(staged.tempPath).catch(() => {});
+  }
+
+  /** Protects `hash` from `reclaim` (counted; pair with `release`). */
+  hold(hash: string): void {
+    this.held.set(hash, (this.held.get(hash) ?? 0) + 1);
+  }
+
+  release(hash: string): void {
+    const n = (this.held.get(hash) ?? 1) - 1;
+    if (n <= 0) this.held.delete(hash);
+    else this.held.set(hash, n);
+  }
+
+  /**
+   * Deletes the blob of `hash` when `isUnused()` (asked under the hash's
+   * lock, so no commit of the same content interleaves) says no row needs it
+   * and no upload holds it; `onRemoved` runs under the same lock.
+   */
+  async reclaim(hash: string, isUnused: () => boolean, onRemoved?: () => void): Promise<boolean> {
+    return this.locked(hash, async () => {
+      if (this.held.has(hash) || !isUnused()) return false;
+      await unlink(this.pathOf(hash)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "ENOENT") throw err;
+      });
+      onRemoved?.();
+      return true;
+    });
+  }
+
+  /** True when a blob of `hash` is stored. */
+  has(hash: string): Promise<boolean> {
+    return exists(this.pathOf(hash));
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const fh = await open(dir, "r");
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
