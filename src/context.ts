@@ -8,6 +8,7 @@ import type { SearchService } from "./domain/search/search.service.ts";
 import type { SettingsService } from "./domain/settings/settings.service.ts";
 import type { TagsService } from "./domain/tags/tags.service.ts";
 import type { PlaybackService } from "./domain/playback/playback.service.ts";
+import type { SuggestionsService } from "./domain/suggestions/suggestions.service.ts";
 import type { WatchedService } from "./domain/watched/watched.service.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./platform/metrics.ts";
@@ -25,6 +26,7 @@ export interface Services extends AccountServices {
   settings: SettingsService;
   watched: WatchedService;
   playback: PlaybackService;
+  suggestions: SuggestionsService;
 }
 
 /** Everything a transport adapter needs; passed in, never a module singleton. */

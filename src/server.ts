@@ -14,6 +14,7 @@ import { createSettingsService } from "./domain/settings/settings.service.ts";
 import { bootstrap } from "./domain/setup.ts";
 import { createTagsService } from "./domain/tags/tags.service.ts";
 import { createPlaybackService } from "./domain/playback/playback.service.ts";
+import { createSuggestionsService } from "./domain/suggestions/suggestions.service.ts";
 import { createWatchedService } from "./domain/watched/watched.service.ts";
 import { createApp } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -78,6 +79,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     settings: createSettingsService({ repo: createSettingsRepo(db) }),
     watched: createWatchedService({ db, cfg: cfg.watch, log, metrics, dataDir }),
     playback: createPlaybackService({ db }),
+    suggestions: createSuggestionsService(),
   };
   const ctx: AppContext = {
     cfg,

@@ -14,9 +14,14 @@ export function isInside(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent + sep);
 }
 
-/** True when a real path is `/`, a system directory or inside one. */
+/** True when a real path is a system directory or inside one. */
+export function isSystemDir(real: string): boolean {
+  return SYSTEM_DIRS.some((d) => isInside(real, d));
+}
+
+/** True when a real path is `/`, a system directory or inside one (never watchable). */
 export function isSystemPath(real: string): boolean {
-  return real === sep || SYSTEM_DIRS.some((d) => isInside(real, d));
+  return real === sep || isSystemDir(real);
 }
 
 /** Normalizes an absolute path: collapses `//` and `.`, drops a trailing slash. */

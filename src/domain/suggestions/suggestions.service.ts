@@ -1,0 +1,117 @@
+import type { Dir } from "node:fs";
+import { opendir, realpath, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { AppError, invalid, notFound } from "../../errors.ts";
+import { isSystemDir, normalizeAbsolute } from "../../platform/hostfs.ts";
+import { type Actor, requirePermission } from "../actor.ts";
+import { parseInput } from "../parse-input.ts";
+import { PathSuggestionsInput } from "./suggestions.schemas.ts";
+
+export interface SuggestionsOptions {
+  /** Time allowed per request (interface.md: 5 s). */
+  timeoutMs?: number;
+  /** Directory entries examined at most per request (huge directories answer from the first ones). */
+  maxEntries?: number;
+}
+
+/**
+ * Host directory suggestions for the admin typing a watched folder's path
+ * (GET /filesystem/path-suggestions, FilesystemService.GetPathSuggestions).
+ * Rules: `org:read`; absolute prefix without `..` (400); the directory part
+ * resolved through symlinks, `.` and `//` before the system-directory block
+ * (403 ERR_FORBIDDEN_PATH); missing → 404; only directories whose name starts
+ * with the last segment, alphabetical, at most `limit`. The listing reads
+ * entries in small batches, one file-system call in flight at a time, and
+ * stops at a deadline, so a slow mount cannot hold the thread pool.
+ */
+export function createSuggestionsService(opts: SuggestionsOptions = {}) {
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  const maxEntries = opts.maxEntries ?? 20_000;
+
+  return {
+    async suggest(actor: Actor, input: unknown): Promise<{ suggestions: string[] }> {
+      requirePermission(actor, "org:read");
+      const q = parseInput(PathSuggestionsInput, input);
+      const { dir, partial } = splitPrefix(q.prefix);
+      // The whole prefix naming a system directory (directly or through a link) is refused outright.
+      const whole = await realpath(normalizeAbsolute(q.prefix)).catch(() => undefined);
+      if (whole && isSystemDir(whole))
+        throw new AppError("FORBIDDEN_PATH", `${q.prefix} is a system directory`);
+      const real = await realpath(dir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === "EACCES") throw new AppError("FORBIDDEN_PATH", `${dir} is not readable`);
+        throw notFound("path");
+      });
+      if (isSystemDir(real)) throw new AppError("FORBIDDEN_PATH", `${dir} is a system directory`);
+      const deadline = Date.now() + timeoutMs;
+      const names = await matchingDirs(real, partial, deadline, maxEntries);
+      const base = dir === "/" ? "" : dir;
+      return {
+        suggestions: names
+          .sort(byCodePoint)
+          .slice(0, q.limit)
+          .map((n) => `${base}/${n}`),
+      };
+    },
+  };
+}
+
+/** Splits "/mnt/me" into the directory "/mnt" and the partial name "me" ("/mnt/" → "/mnt", ""). */
+function splitPrefix(prefix: string): { dir: string; partial: string } {
+  if (!prefix.startsWith("/")) throw invalid("prefix must be an absolute path", { field: "prefix" });
+  if (prefix.includes("..")) throw invalid("prefix must not contain '..'", { field: "prefix" });
+  if (prefix.includes("\0")) throw invalid("prefix must not contain NUL", { field: "prefix" });
+  const cut = prefix.lastIndexOf("/");
+  const partial = prefix.slice(cut + 1);
+  const dir = normalizeAbsolute(prefix.slice(0, cut) || "/");
+  // "/mnt/." names the directory itself, not a prefix of hidden names.
+  if (partial === ".") return { dir, partial: "" };
+  return { dir, partial };
+}
+
+async function matchingDirs(
+  real: string,
+  partial: string,
+  deadline: number,
+  maxEntries: number,
+): Promise<string[]> {
+  let handle: Dir;
+  try {
+    handle = await opendir(real, { bufferSize: 64 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOTDIR" || code === "ENOENT") throw notFound("path");
+    if (code === "EACCES") throw new AppError("FORBIDDEN_PATH", "directory is not readable");
+    throw new AppError("INTERNAL", "directory read failed", undefined, { cause: err });
+  }
+  const out: string[] = [];
+  const showHidden = partial.startsWith(".");
+  try {
+    for (let seen = 0; seen < maxEntries; seen++) {
+      if (Date.now() > deadline) throw new AppError("TIMEOUT", "listing the directory timed out");
+      const entry = await handle.read();
+      if (!entry) break;
+      const name = entry.name;
+      if (!name.startsWith(partial) || (!showHidden && name.startsWith("."))) continue;
+      if (entry.isDirectory() || (entry.isSymbolicLink() && (await isDirLink(join(real, name))))) {
+        if (!isSystemDir(join(real, name))) out.push(name);
+      }
+    }
+  } finally {
+    await handle.close().catch(() => {});
+  }
+  return out;
+}
+
+/** A symlink to a directory that is not a system directory once resolved. */
+async function isDirLink(path: string): Promise<boolean> {
+  try {
+    const target = await realpath(path);
+    return (await stat(target)).isDirectory() && !isSystemDir(target);
+  } catch {
+    return false;
+  }
+}
+
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export type SuggestionsService = ReturnType<typeof createSuggestionsService>;
