@@ -105,6 +105,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   let listener: Listener | undefined;
   const closers: (() => Promise<void> | void)[] = [];
   ctx.health.register("watched_folders", () => services.watched.health());
+  services.files.setHostContentResolver((row) => services.watched.resolveHostFile(row));
   services.watched.start();
   closers.push(() => services.watched.close());
   return {
