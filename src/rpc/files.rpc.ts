@@ -5,6 +5,9 @@ import type { FileService, UploadFileRequest } from "../gen/attic/v1/file_pb.ts"
 import { actorOf } from "./call-context.ts";
 import { filesPageToProto, fileToProto, pageFromProto } from "./convert.ts";
 
+/** Bytes per DownloadFile chunk message: small enough for any client's message limit. */
+export const DOWNLOAD_CHUNK_BYTES = 64 * 1024;
+
 /**
  * The chunks of an upload stream after its metadata message. Empty messages
  * are skipped; a second metadata message is a client error. Pulling one
@@ -51,10 +54,14 @@ export function filesRpc(ctx: AppContext): Partial<ServiceImpl<typeof FileServic
       const content = await files().openContent(actor, req.id);
       files().countDownload("rpc");
       yield { data: { case: "metadata", value: fileToProto(file) } };
-      // fs read streams yield 64 KiB chunks and stay paused until the next message is pulled.
+      // The read stream stays paused until the next message is pulled: backpressure end to end.
       const stream = content.stream();
       try {
-        for await (const chunk of stream) yield { data: { case: "chunk", value: chunk as Buffer } };
+        for await (const read of stream as AsyncIterable<Buffer>) {
+          for (let at = 0; at < read.length; at += DOWNLOAD_CHUNK_BYTES) {
+            yield { data: { case: "chunk", value: read.subarray(at, at + DOWNLOAD_CHUNK_BYTES) } };
+          }
+        }
       } finally {
         stream.destroy();
       }

@@ -4,6 +4,7 @@ import type { AppContext } from "../context.ts";
 import { DirectoryService } from "../gen/attic/v1/directory_pb.ts";
 import { FileService } from "../gen/attic/v1/file_pb.ts";
 import { GroupService } from "../gen/attic/v1/group_pb.ts";
+import { PlaybackPositionService } from "../gen/attic/v1/playback_position_pb.ts";
 import { SearchService } from "../gen/attic/v1/search_pb.ts";
 import { SettingsService } from "../gen/attic/v1/settings_pb.ts";
 import { WatchedFolderService } from "../gen/attic/v1/watched_folder_pb.ts";
@@ -12,6 +13,7 @@ import { directoriesRpc } from "./directories.rpc.ts";
 import { filesRpc } from "./files.rpc.ts";
 import { groupsRpc } from "./groups.rpc.ts";
 import { authInterceptor, observeInterceptor } from "./interceptors.ts";
+import { playbackRpc } from "./playback.rpc.ts";
 import { searchRpc } from "./search.rpc.ts";
 import { settingsRpc } from "./settings.rpc.ts";
 import { watchedRpc } from "./watched.rpc.ts";
@@ -61,6 +63,7 @@ export function rpcRoutes(
     router.service(SearchService, searchRpc(ctx), options);
     router.service(GroupService, groupsRpc(ctx), options);
     router.service(WatchedFolderService, watchedRpc(ctx), options);
+    router.service(PlaybackPositionService, playbackRpc(ctx), options);
     router.service(SettingsService, settingsRpc(ctx), options);
   };
 }
