@@ -55,6 +55,9 @@ export async function listen(handler: Handler, opts: ListenerOptions): Promise<L
     maxHeaderListPairs: 256,
   };
   const sessions = new Set<Http2Session>();
+  const sockets = new Set<Socket>();
+  /** Sockets that have not yet sent enough bytes to pick HTTP/1 or HTTP/2. */
+  const undecided = new Set<Socket>();
   const trackSessions = (s: http2.Http2Server | http2.Http2SecureServer) => {
     s.on("session", (session) => {
       sessions.add(session);
@@ -72,6 +75,8 @@ export async function listen(handler: Handler, opts: ListenerOptions): Promise<L
         key: readFileSync(opts.tls.key),
         allowHTTP1: true,
         ALPNProtocols: ["h2", "http/1.1"],
+        // A client that stalls the handshake is cut like one that stalls its headers.
+        handshakeTimeout: opts.headersTimeoutMs,
       },
       handler,
     );
@@ -82,9 +87,14 @@ export async function listen(handler: Handler, opts: ListenerOptions): Promise<L
     const h2 = http2.createServer(h2Options, handler);
     trackSessions(h2);
     server = net.createServer({ pauseOnConnect: true }, (socket) =>
-      dispatch(socket, h1, h2, opts.headersTimeoutMs),
+      dispatch(socket, h1, h2, opts.headersTimeoutMs, undecided),
     );
   }
+  // Every raw socket, so shutdown can end the ones no protocol server knows about.
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -100,11 +110,14 @@ export async function listen(handler: Handler, opts: ListenerOptions): Promise<L
     port: address.port,
     close: async (graceMs) => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Connected but silent (a browser's preconnect): no request in flight, nothing to finish.
+      for (const socket of undecided) socket.destroy();
       h1.closeIdleConnections();
       for (const s of sessions) s.close();
       const timer = setTimeout(() => {
         h1.closeAllConnections();
         for (const s of sessions) s.destroy();
+        for (const socket of sockets) socket.destroy();
       }, graceMs);
       const idleSweep = setInterval(() => h1.closeIdleConnections(), 100);
       await closed;
@@ -115,10 +128,19 @@ export async function listen(handler: Handler, opts: ListenerOptions): Promise<L
 }
 
 /** Reads the first bytes of a socket and hands it to the server that speaks its protocol. */
-function dispatch(socket: Socket, h1: http.Server, h2: http2.Http2Server, timeoutMs: number): void {
+function dispatch(
+  socket: Socket,
+  h1: http.Server,
+  h2: http2.Http2Server,
+  timeoutMs: number,
+  undecided: Set<Socket>,
+): void {
   let buffered = Buffer.alloc(0);
+  undecided.add(socket);
   const timer = setTimeout(() => socket.destroy(), timeoutMs);
+  socket.once("close", () => undecided.delete(socket));
   const done = (to: "h1" | "h2") => {
+    undecided.delete(socket);
     clearTimeout(timer);
     socket.off("data", onData);
     socket.off("error", onError);
