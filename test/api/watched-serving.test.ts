@@ -1,0 +1,97 @@
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { folders, hostTree, waitFor } from "./watched.helpers.ts";
+
+describe("serving watched files from the host", () => {
+  let s: TestServer;
+  let token: string;
+  let root: string;
+  let outside: string;
+  let folderId: string;
+  const ids: Record<string, string> = {};
+  const video = Buffer.alloc(100_000, 7);
+
+  beforeAll(async () => {
+    // Live watching off: this file checks serving, so the index must not follow the swaps made below.
+    s = await startServer({ watch: { live: false, poll_interval: 3600 } });
+    token = await s.login();
+    outside = hostTree({ "secret.txt": "outside the root" });
+    root = hostTree({ "notes/readme.txt": "hello from the host", "Videos/clip.mp4": "" });
+    writeFileSync(join(root, "Videos/clip.mp4"), video);
+    symlinkSync(join(outside, "secret.txt"), join(root, "escape.txt"));
+    const f = folders(s, token);
+    const created = await f.create({ name: "Host", path: root });
+    folderId = created.body.id;
+    await f.settled(folderId);
+    const list = await s.api("GET", `/api/v1/watched-folders/${folderId}/files?limit=100`, { token });
+    for (const file of list.body.files) ids[file.name] = file.id;
+  });
+  afterAll(async () => {
+    await s.close();
+    rmSync(root, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
+  });
+
+  it("downloads, previews and streams with ranges straight from the host path", async () => {
+    const dl = await s.api("GET", `/api/v1/files/${ids["readme.txt"]}/download`, { token });
+    expect([dl.status, dl.text]).toEqual([200, "hello from the host"]);
+    const content = await s.api("GET", `/api/v1/files/${ids["readme.txt"]}/content`, { token });
+    expect(content.body.content).toBe("hello from the host");
+    const part = await fetch(`${s.url}/api/v1/files/${ids["clip.mp4"]}/stream`, {
+      headers: { authorization: `Bearer ${token}`, range: "bytes=1000-1999" },
+    });
+    expect(part.status).toBe(206);
+    expect(part.headers.get("content-range")).toBe(`bytes 1000-1999/${video.length}`);
+    expect(Buffer.from(await part.arrayBuffer()).equals(video.subarray(1000, 2000))).toBe(true);
+  });
+
+  it("never indexes nor serves a symlink leaving the root", async () => {
+    expect(ids["escape.txt"]).toBeUndefined();
+  });
+
+  it("answers 404 when a directory is swapped for an escaping symlink after indexing", async () => {
+    const id = ids["readme.txt"]!;
+    renameSync(join(root, "notes"), join(root, "notes-real"));
+    mkdirSync(join(outside, "notes"));
+    writeFileSync(join(outside, "notes", "readme.txt"), "planted outside");
+    symlinkSync(join(outside, "notes"), join(root, "notes"));
+    const r = await s.api("GET", `/api/v1/files/${id}/download`, { token });
+    expect(r.status).toBe(404);
+    expect(r.text).not.toContain("planted");
+    rmSync(join(root, "notes"));
+    renameSync(join(root, "notes-real"), join(root, "notes"));
+    expect((await s.api("GET", `/api/v1/files/${id}/download`, { token })).text).toBe("hello from the host");
+  });
+
+  it("keeps rows read-only", async () => {
+    const r = await s.api("PATCH", `/api/v1/files/${ids["readme.txt"]}`, { token, body: { name: "x.txt" } });
+    expect([r.status, r.body.error?.code]).toEqual([403, "ERR_READ_ONLY"]);
+  });
+
+  it("answers 503 while the drive is offline, and serves again when it returns", async () => {
+    const away = `${root}-away`;
+    renameSync(root, away);
+    const f = folders(s, token);
+    await f.rescan(folderId);
+    await waitFor(
+      () => f.get(folderId),
+      (x) => x.status === "offline",
+    );
+    const listed = await s.api("GET", `/api/v1/files/${ids["readme.txt"]}`, { token });
+    expect(listed.status).toBe(200);
+    const off = await s.api("GET", `/api/v1/files/${ids["readme.txt"]}/download`, { token });
+    expect([off.status, off.body.error?.code]).toEqual([503, "ERR_UNAVAILABLE"]);
+    renameSync(away, root);
+    await waitFor(
+      () => f.get(folderId),
+      (x) => x.status === "polling",
+    );
+    const back = await s.api("GET", `/api/v1/files/${ids["readme.txt"]}/download`, { token });
+    expect([back.status, back.text]).toEqual([200, "hello from the host"]);
+    const health = await s.api("GET", "/health");
+    expect(health.body.details.watched_folders).toMatchObject({ status: "degraded" });
+    expect(health.body.details.watched_folders.message).toMatch(/Host: polling/);
+  });
+});
