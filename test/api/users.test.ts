@@ -125,6 +125,23 @@ describe("users (org admin)", () => {
     }
   });
 
+  it("never leaves an organization without an active Admin", async () => {
+    const solo = await register(s, "soloadmin");
+    const demote = await s.api("PUT", `/api/v1/users/${solo.userId}`, {
+      token: solo.token,
+      body: { role: "Member" },
+    });
+    expect(demote.status).toBe(409);
+    const second = await createUser(s, solo.token, "soloadmin2", "Admin");
+    const demoteNow = await s.api("PUT", `/api/v1/users/${solo.userId}`, {
+      token: second.token,
+      body: { role: "Member" },
+    });
+    expect(demoteNow.status).toBe(200);
+    const last = await s.api("POST", `/api/v1/users/${second.userId}/deactivate`, { token: second.token });
+    expect(last.status).toBe(400);
+  });
+
   it("an admin cannot deactivate themself", async () => {
     const me = (await s.api("GET", "/api/v1/auth/profile", { token: admin })).body;
     expect((await s.api("DELETE", `/api/v1/users/${me.id}`, { token: admin })).status).toBe(400);

@@ -130,10 +130,22 @@ export function createRolesService(deps: { roles: RolesRepo; users: UsersRepo })
   function unassign(actor: Actor, id: string, userId: string): void {
     const { role, user } = assignment(actor, id, userId);
     if (!roles.holds(user.id, role.id)) return;
-    if (role.is_builtin && role.name === ADMIN_ROLE && user.is_active && roles.activeHolders(role.id) <= 1) {
+    if (role.is_builtin && role.name === ADMIN_ROLE) assertNotLastAdmin(actor, user);
+    roles.unassign(user.id, role.id);
+  }
+
+  /**
+   * 409 when `user` is the organization's last active holder of the built-in
+   * Admin role: called before anything that would take Admin from them
+   * (unassign, role replacement, deactivation), so an organization always
+   * keeps someone who can manage it.
+   */
+  function assertNotLastAdmin(actor: Actor, user: { id: string; is_active: boolean }): void {
+    const admin = roles.byName(actor.organizationId, ADMIN_ROLE);
+    if (!admin?.is_builtin || !user.is_active || !roles.holds(user.id, admin.id)) return;
+    if (roles.activeHolders(admin.id) <= 1) {
       throw new AppError("CONFLICT", "cannot remove the organization's last active Admin");
     }
-    roles.unassign(user.id, role.id);
   }
 
   /** Resolves a role given by id or name within the actor's organization (404 when unknown). */
@@ -153,6 +165,7 @@ export function createRolesService(deps: { roles: RolesRepo; users: UsersRepo })
     unassign,
     resolve,
     checkGrantable,
+    assertNotLastAdmin,
   };
 }
 

@@ -134,6 +134,9 @@ export function createUsersService(deps: {
     }
     const role = data.role === undefined ? undefined : roles.resolve(actor, data.role);
     if (role) roles.checkGrantable(actor, role.permissions);
+    if (data.is_active === false || (role && !(role.is_builtin && role.name === "Admin"))) {
+      roles.assertNotLastAdmin(actor, user);
+    }
     if (data.email) assertAvailable({ email: data.email }, user.id);
     const set = {
       ...(data.display_name !== undefined ? { display_name: data.display_name } : {}),
