@@ -16,6 +16,7 @@ const TREE = [
   { path: "/Docs/invoice-2021-03.pdf", size: 50_000, created_at: "2021-03-31T12:00:00.000Z" },
   { path: "/Docs/100%_done.txt", size: 10, created_at: "2021-04-01T00:00:00.000Z" },
   { path: "/Docs/1000 done.txt", size: 20, created_at: "2021-04-02T00:00:00.000Z" },
+  { path: "/Docs/東京 夜景.txt", size: 5, created_at: "2018-01-01T00:00:00.000Z" },
 ];
 
 describe("GET /api/v1/search", () => {
@@ -66,7 +67,7 @@ describe("GET /api/v1/search", () => {
     expect(await names("q=amelie")).toEqual(["Amélie (2001).mkv"]);
     expect(await names("q=AMÉLIE")).toEqual(["Amélie (2001).mkv"]);
     expect(await names("q=zoe")).toEqual(["01. Track.flac", "Zoë"]);
-    expect(await names("q=OE")).toEqual(["01. Track.flac", "Zoë"]);
+    expect(await names("q=OË")).toEqual(["01. Track.flac", "Zoë"]);
     expect(await names("q=ë")).toEqual(expect.arrayContaining(["Zoë", "Amélie (2001).mkv", "beach.jpg"]));
   });
 
@@ -76,6 +77,8 @@ describe("GET /api/v1/search", () => {
     expect(await names("q=_d")).toEqual(["100%_done.txt"]);
     expect(await names("q=x%20jpg")).toEqual([]);
     expect(await names("q=43%20jpg")).toEqual(["IMG_0043.jpg"]);
+    expect(await names("q=東京")).toEqual(["東京 夜景.txt"]);
+    expect(await names("q=G_")).toEqual(["IMG_0042.jpg", "IMG_0043.jpg"]);
   });
 
   it("never reads the query as FTS syntax", async () => {
@@ -146,13 +149,13 @@ describe("GET /api/v1/search", () => {
     const all = await names("type=file");
     expect(all).toHaveLength(TREE.length);
     const p = await search("type=file&limit=3&offset=3");
-    expect(p.body).toMatchObject({ total: 10, page: 2, page_size: 3, total_pages: 4 });
+    expect(p.body).toMatchObject({ total: 11, page: 2, page_size: 3, total_pages: 4 });
     expect(p.body.files.map((f: { name: string }) => f.name)).toEqual(all.slice(3, 6));
     const q = await search("type=file&page=4&page_size=3");
-    expect(q.body).toMatchObject({ total: 10, page: 4, page_size: 3, total_pages: 4 });
+    expect(q.body).toMatchObject({ total: 11, page: 4, page_size: 3, total_pages: 4 });
     expect(q.body.files.map((f: { name: string }) => f.name)).toEqual(all.slice(9));
     const beyond = await search("type=file&offset=50");
-    expect(beyond.body).toMatchObject({ files: [], total: 10 });
+    expect(beyond.body).toMatchObject({ files: [], total: 11 });
   });
 
   it("refuses invalid parameters with 400 ERR_VALIDATION", async () => {

@@ -1,4 +1,4 @@
-import { foldText } from "./fold.ts";
+import { foldedGlob, foldText, likeContains } from "./fold.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
 /**
@@ -10,14 +10,12 @@ import type { SearchSpec } from "./search.schemas.ts";
  *   literal substring, case- and accent-insensitively.
  * - Terms of 3+ characters go to FTS5 MATCH as quoted strings (user input can
  *   never be read as FTS syntax). Shorter terms, which a trigram index cannot
- *   answer, become LIKE on the folded term, plus the SQL function
- *   `attic_fold` (see fold.ts) on paths holding non-ASCII characters only, so
- *   they stay accent-insensitive without folding every row.
+ *   answer, become LIKE on the folded term (ASCII case-insensitive) or, on
+ *   rows holding non-ASCII text, a GLOB whose letters are classes of their
+ *   case and accent variants (fold.ts); both run inside SQLite.
  * - Every query is scoped to one organization and to live rows.
  */
 
-/** Name of the SQL function the search repo registers: foldText(). */
-export const FOLD_FN = "attic_fold";
 /** More terms than this are ignored: each one is a MATCH phrase or a LIKE scan. */
 export const MAX_TERMS = 16;
 /** A trigram index needs at least this many characters in a term. */
@@ -26,7 +24,7 @@ export const TRIGRAM_MIN = 3;
 export interface Terms {
   /** Terms for FTS5 (3+ code points), as typed (the tokenizer folds them). */
   fts: string[];
-  /** Shorter terms, folded. */
+  /** Shorter terms, as typed (NFC). */
   short: string[];
 }
 
@@ -40,7 +38,7 @@ export function splitTerms(text: string): Terms {
     if (seen.size >= MAX_TERMS) break;
     seen.add(folded);
     if ([...raw].length >= TRIGRAM_MIN) out.fts.push(raw);
-    else out.short.push(folded);
+    else out.short.push(raw);
   }
   return out;
 }
@@ -51,21 +49,28 @@ export function ftsExpression(terms: readonly string[], column?: "name" | "path"
   return column ? `${column} : (${body})` : body;
 }
 
-/** A LIKE pattern (ESCAPE '\') matching `term` anywhere. */
-export function likeContains(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 export interface Sql {
   sql: string;
   params: unknown[];
 }
 
-/** `column` contains the folded short term, accent-insensitively. */
-function shortTermCondition(column: string, folded: string): Sql {
+/**
+ * `column` contains the short term. Terms without cased letters (digits,
+ * CJK, punctuation) match exactly with instr(); ASCII terms with LIKE (ASCII
+ * case-insensitive); terms typed with non-ASCII letters also match their
+ * case and accent variants through a GLOB on non-ASCII rows. Folding every
+ * row for plain ASCII terms would cost a JS call or a wide GLOB per row of a
+ * full scan, so "oe" does not find "Zoë" while "oë" and "zoe" (FTS) do.
+ */
+export function shortTermCondition(column: string, term: string): Sql {
+  if (term.toLowerCase() === term.toUpperCase()) return { sql: `instr(${column}, ?) > 0`, params: [term] };
+  const folded = foldText(term);
+  const like = { sql: `${column} LIKE ? ESCAPE '\\'`, params: [likeContains(folded)] };
+  const glob = /^[\x20-\x7e]*$/.test(term) ? undefined : foldedGlob(folded);
+  if (!glob) return like;
   return {
-    sql: `(${column} LIKE ? ESCAPE '\\' OR (${column} GLOB '*[^ -~]*' AND instr(${FOLD_FN}(${column}), ?) > 0))`,
-    params: [likeContains(folded), folded],
+    sql: `(${like.sql} OR (${column} GLOB '*[^ -~]*' AND ${column} GLOB ?))`,
+    params: [...like.params, glob],
   };
 }
 
@@ -153,12 +158,12 @@ export function countQuery(organizationId: string, spec: SearchSpec): Sql {
   return { sql: `SELECT count(*) AS n ${filter.sql}`, params: filter.params };
 }
 
-/** Ids of one window of matches, in order. */
+/** Ids of one window of matches, in order, each with the count of all matches. */
 export function pageQuery(organizationId: string, spec: SearchSpec, limit: number, offset: number): Sql {
   const filter = searchFilter(organizationId, spec);
   const order = searchOrder(spec);
   return {
-    sql: `SELECT f.id AS id ${filter.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+    sql: `SELECT f.id AS id, count(*) OVER () AS total ${filter.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
     params: [...filter.params, ...order.params, limit, offset],
   };
 }

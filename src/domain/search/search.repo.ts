@@ -3,23 +3,15 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { files } from "../../db/schema.ts";
 import type { FileRow } from "../files/files.repo.ts";
-import { foldText } from "./fold.ts";
-import { countQuery, FOLD_FN, pageQuery, type Sql } from "./search.query.ts";
+import { countQuery, pageQuery, type Sql } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
 /** Prepared statements kept per SQL text; a search has few distinct shapes. */
 const STATEMENT_CACHE_SIZE = 256;
 
-/**
- * The search queries. Registers the `attic_fold` SQL function on the
- * connection (deterministic, so SQLite may cache it) that the short-term
- * fallback of search.query.ts calls.
- */
+/** The search queries (SQL built by search.query.ts), with their prepared statements cached. */
 export function createSearchRepo(db: Db) {
   const sqlite = db.$client;
-  sqlite.function(FOLD_FN, { deterministic: true }, (value: unknown) =>
-    typeof value === "string" ? foldText(value) : value,
-  );
   const statements = new Map<string, Statement>();
   const prepared = (q: Sql): Statement => {
     let stmt = statements.get(q.sql);
@@ -38,10 +30,16 @@ export function createSearchRepo(db: Db) {
       return (prepared(q).get(...q.params) as { n: number }).n;
     },
 
-    /** Ids of one window of matches, in the search's order. */
-    pageIds(organizationId: string, spec: SearchSpec, limit: number, offset: number): string[] {
+    /**
+     * Ids of one window of matches, in the search's order, and the total
+     * number of matches, counted in the same pass (a window function) so the
+     * matches are read once. A window past the end falls back to a count.
+     */
+    page(organizationId: string, spec: SearchSpec, limit: number, offset: number) {
       const q = pageQuery(organizationId, spec, limit, offset);
-      return (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);
+      const rows = prepared(q).all(...q.params) as { id: string; total: number }[];
+      const total = rows[0]?.total ?? (offset > 0 ? this.count(organizationId, spec) : 0);
+      return { ids: rows.map((r) => r.id), total };
     },
 
     /** The rows of `ids` (of the organization), in the order of `ids`. */

@@ -60,8 +60,7 @@ export function createSearchService(deps: { db: Db; metrics?: Metrics }) {
     search(actor: Actor, input: unknown, transport: SearchTransport = "rest"): SearchResult {
       const spec = prepare(actor, input, transport);
       const org = actor.organizationId;
-      const total = repo.count(org, spec);
-      const ids = total > spec.offset ? repo.pageIds(org, spec, spec.limit, spec.offset) : [];
+      const { ids, total } = repo.page(org, spec, spec.limit, spec.offset);
       return {
         files: records(org, ids),
         total,
@@ -77,7 +76,7 @@ export function createSearchService(deps: { db: Db; metrics?: Metrics }) {
       return (function* () {
         for (let done = 0; done < spec.limit; ) {
           const take = Math.min(STREAM_BATCH, spec.limit - done);
-          const ids = repo.pageIds(org, spec, take, spec.offset + done);
+          const { ids } = repo.page(org, spec, take, spec.offset + done);
           yield* records(org, ids);
           if (ids.length < take) return;
           done += take;

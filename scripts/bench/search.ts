@@ -1,0 +1,278 @@
+/**
+ * Search benchmark: `node scripts/bench/search.ts [--files 1000000] [--queries 200] [--rebuild]`
+ * (or `npm run bench -- search`).
+ *
+ * Builds (once, cached under BENCH_WORK) a SQLite database with Attic's real
+ * migrations holding `--files` synthetic tree rows in one organization, then
+ * runs a query mix through the search service (the code REST and RPC call)
+ * and the same words through `plocate -i` over a plocate-build database of
+ * the same paths. Prints p50/p95/p99 of both, the ratio and peak RSS, writes
+ * bench-results/search.json, and figures for the harness in BENCH_RESULTS_FILE.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { type Db, openDb } from "../../src/db/client.ts";
+import { organizations } from "../../src/db/schema.ts";
+import type { Actor } from "../../src/domain/actor.ts";
+import { createSearchService } from "../../src/domain/search/search.service.ts";
+import { newId } from "../../src/platform/ids.ts";
+import { type Figure, figure, printFigure, say } from "./lib/report.ts";
+import { percentile } from "./lib/stats.ts";
+import { generateTree } from "./search-names.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const WORK = resolve(process.env.BENCH_WORK ?? "/tmp/attic-bench");
+const GENERATOR_VERSION = 1;
+const ORG = "0190a000-0000-7000-8000-000000000001";
+
+const { values: args } = parseArgs({
+  options: {
+    files: { type: "string", default: "1000000" },
+    queries: { type: "string", default: "200" },
+    rebuild: { type: "boolean", default: false },
+  },
+});
+const FILES = Number(args.files);
+const QUERIES = Number(args.queries);
+
+/** The query mix: name fragments a household types, a few with filters, some very common, some short. */
+const MIX: { label: string; q: Record<string, string>; words: string[] }[] = [
+  { label: "holiday 2019", q: { q: "holiday 2019" }, words: ["holiday", "2019"] },
+  { label: "invoice", q: { q: "invoice" }, words: ["invoice"] },
+  { label: "s01e03", q: { q: "s01e03" }, words: ["s01e03"] },
+  { label: "IMG_0042", q: { q: "IMG_0042" }, words: ["IMG_0042"] },
+  { label: "amelie (accent-folded)", q: { q: "amelie" }, words: ["amélie"] },
+  { label: "Budapest", q: { q: "Budapest" }, words: ["Budapest"] },
+  { label: "東京", q: { q: "東京" }, words: ["東京"] },
+  { label: ".flac", q: { q: ".flac" }, words: [".flac"] },
+  { label: "final final", q: { q: "Final FINAL" }, words: ["final final"] },
+  { label: "zzz-no-match", q: { q: "zzz-no-match" }, words: ["zzz-no-match"] },
+  { label: "wedding 2008", q: { q: "wedding 2008" }, words: ["wedding", "2008"] },
+  { label: "breaking bad s03", q: { q: "breaking bad s03" }, words: ["breaking", "bad", "s03"] },
+  {
+    label: "receipt-2021 by size desc",
+    q: { q: "receipt-2021", sort_by: "size", sort_order: "desc" },
+    words: ["receipt-2021"],
+  },
+  { label: "mkv >1GB by size", q: { q: "mkv", min_size: "1000000000", sort_by: "size" }, words: ["mkv"] },
+  { label: "jpg (very common)", q: { q: "jpg" }, words: ["jpg"] },
+  { label: "2019 in /Photos", q: { q: "2019", path: "/Photos" }, words: ["/Photos/", "2019"] },
+  { label: "pink floyd relevance", q: { q: "pink floyd", sort_by: "relevance" }, words: ["pink", "floyd"] },
+  { label: "short: 42", q: { q: "42" }, words: ["42"] },
+  { label: "short: zo", q: { q: "zo" }, words: ["zo"] },
+  { label: "cosmos 2160p", q: { q: "cosmos 2160p" }, words: ["cosmos", "2160p"] },
+];
+
+const ACTOR: Actor = {
+  userId: "bench",
+  username: "bench",
+  organizationId: ORG,
+  permissions: ["*:*"],
+  isInstanceAdmin: false,
+  via: "jwt",
+};
+
+/** Inserts the synthetic tree in big transactions (the FTS triggers index each row as Attic would). */
+function build(db: Db, listFile: string): void {
+  const now = new Date().toISOString();
+  db.insert(organizations).values({ id: ORG, name: "bench", created_at: now, updated_at: now }).run();
+  const insert = db.$client.prepare(
+    `INSERT INTO files (id, organization_id, parent_id, name, path, type, size, mime_type, created_at, updated_at, accessed_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const ids: string[] = [];
+  const paths: string[] = [];
+  let batch: (() => void)[] = [];
+  const flush = db.$client.transaction(() => {
+    for (const f of batch) f();
+  });
+  const start = performance.now();
+  const base = Date.UTC(2005, 0, 1);
+  for (const row of generateTree(FILES)) {
+    const id = newId();
+    const i = ids.push(id) - 1;
+    paths.push(row.path);
+    const at = new Date(base + ((i * 7919) % 631_152_000) * 1000).toISOString();
+    const mime = row.type === "directory" ? "inode/directory" : "application/octet-stream";
+    const parent = row.parent >= 0 ? ids[row.parent]! : null;
+    batch.push(() => insert.run(id, ORG, parent, row.name, row.path, row.type, row.size, mime, at, at, at));
+    if (batch.length === 50_000) {
+      flush();
+      batch = [];
+      say(`  inserted ${ids.length} rows (${((performance.now() - start) / 1000).toFixed(1)} s)`);
+    }
+  }
+  flush();
+  db.$client.pragma("optimize");
+  say(`  built ${ids.length} rows in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+  writeFileSync(listFile, `${paths.join("\n")}\n`);
+}
+
+/** Opens the cached database for FILES rows, building it (and the plocate index of the same paths) if needed. */
+function prepare(): { db: Db; plocateDb: string; buildSeconds?: number } {
+  mkdirSync(WORK, { recursive: true });
+  const stem = join(WORK, `search-${FILES}-v${GENERATOR_VERSION}`);
+  const dbFile = `${stem}.db`;
+  const plocateDb = `${stem}.plocate.db`;
+  let buildSeconds: number | undefined;
+  if (args.rebuild || !existsSync(dbFile) || !existsSync(plocateDb)) {
+    say(`building ${FILES} rows into ${dbFile}`);
+    const start = performance.now();
+    const tmp = `${stem}.building.db`;
+    for (const f of [tmp, `${tmp}-wal`, `${tmp}-shm`]) rmSync(f, { force: true });
+    const db = openDb({ file: tmp });
+    build(db, `${stem}.txt`);
+    db.$client.pragma("wal_checkpoint(TRUNCATE)");
+    db.$client.close();
+    buildSeconds = (performance.now() - start) / 1000;
+    const r = spawnSync("plocate-build", ["-l", "no", "-p", `${stem}.txt`, plocateDb], { encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`plocate-build failed: ${r.stderr || r.error}`);
+    renameSync(tmp, dbFile);
+  }
+  return { db: openDb({ file: dbFile }), plocateDb, buildSeconds };
+}
+
+const ms = (start: number) => performance.now() - start;
+
+function vmHwmMiB(): number {
+  const m = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync("/proc/self/status", "utf8"));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** Forgets the peak RSS so far (Linux clear_refs 5), so the figure covers the queries, not the build. */
+function resetPeakRss(): void {
+  try {
+    writeFileSync("/proc/self/clear_refs", "5");
+  } catch {}
+}
+
+function runAttic(db: Db) {
+  const search = createSearchService({ db });
+  for (const m of MIX) search.search(ACTOR, m.q); // warm the page cache and statement cache
+  resetPeakRss();
+  const samples: number[] = [];
+  const perQuery = MIX.map((m) => ({ label: m.label, total: 0, samples: [] as number[] }));
+  for (let i = 0; i < QUERIES; i++) {
+    const k = i % MIX.length;
+    const start = performance.now();
+    const r = search.search(ACTOR, MIX[k]!.q);
+    const t = ms(start);
+    samples.push(t);
+    perQuery[k]!.samples.push(t);
+    perQuery[k]!.total = r.total;
+  }
+  return { samples, perQuery, peakRssMiB: vmHwmMiB() };
+}
+
+/** Wall time of one plocate process per query (process start included, as a user or a script pays it). */
+function runPlocate(plocateDb: string, extra: string[]) {
+  const samples: number[] = [];
+  const perQuery = MIX.map(() => [] as number[]);
+  for (let i = 0; i < QUERIES; i++) {
+    const k = i % MIX.length;
+    const start = performance.now();
+    const r = spawnSync("plocate", ["-i", ...extra, "-d", plocateDb, "--", ...MIX[k]!.words], {
+      maxBuffer: 1 << 30,
+    });
+    const t = ms(start);
+    if (r.status !== 0 && r.status !== 1) throw new Error(`plocate failed: ${r.stderr}`);
+    samples.push(t);
+    perQuery[k]!.push(t);
+  }
+  return { samples, perQuery };
+}
+
+function spawnBaseline(): number {
+  const s: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const start = performance.now();
+    spawnSync("/bin/true");
+    s.push(ms(start));
+  }
+  return percentile(s, 50);
+}
+
+const pcts = (s: number[]) => ({ p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99) });
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
+function main(): void {
+  const { db, plocateDb, buildSeconds } = prepare();
+  if (buildSeconds !== undefined) {
+    // Measure in a fresh process: the build's memory would hide the search's peak RSS.
+    db.$client.close();
+    say(`  build took ${buildSeconds.toFixed(1)} s; measuring in a fresh process`);
+    const r = spawnSync(
+      process.execPath,
+      [import.meta.filename, "--files", String(FILES), "--queries", String(QUERIES)],
+      {
+        stdio: "inherit",
+      },
+    );
+    process.exit(r.status ?? 1);
+  }
+  const dbBytes = ["", "-wal"].reduce(
+    (n, s) => n + (existsSync(db.$client.name + s) ? readFileSync(db.$client.name + s).length : 0),
+    0,
+  );
+  const attic = runAttic(db);
+  const page = runPlocate(plocateDb, ["-l", "50"]);
+  const count = runPlocate(plocateDb, ["-c"]);
+  const baseline = spawnBaseline();
+  db.$client.close();
+  const a = pcts(attic.samples);
+  const p = pcts(page.samples);
+  const c = pcts(count.samples);
+  const note = `plocate -i incl. process start (spawn of /bin/true: ${r3(baseline)} ms); ${FILES} rows, ${QUERIES} queries`;
+  const figures: Figure[] = (["p50", "p95", "p99"] as const).map((k) =>
+    figure({
+      benchmark: "search",
+      metric: `search ${FILES} files, ${k} latency`,
+      unit: "ms",
+      attic: r3(a[k]),
+      referenceName: "plocate -i -l 50",
+      reference: r3(p[k]),
+      higherIsBetter: false,
+      atticPeakRssMiB: r3(attic.peakRssMiB),
+      atticSamples: attic.samples.map(r3),
+      referenceSamples: page.samples.map(r3),
+      note,
+    }),
+  );
+  figures.forEach(printFigure);
+  process.stdout.write(
+    `  plocate -i -c (full count): p50 ${r3(c.p50)} ms, p95 ${r3(c.p95)} ms, p99 ${r3(c.p99)} ms\n`,
+  );
+  const perQuery = attic.perQuery.map((q, k) => ({
+    label: q.label,
+    total: q.total,
+    attic_p50_ms: r3(percentile(q.samples, 50)),
+    attic_max_ms: r3(Math.max(...q.samples)),
+    plocate_l50_p50_ms: r3(percentile(page.perQuery[k]!, 50)),
+    plocate_count_p50_ms: r3(percentile(count.perQuery[k]!, 50)),
+  }));
+  for (const q of perQuery) {
+    process.stdout.write(
+      `    ${q.label.padEnd(28)} ${String(q.total).padStart(7)} hits  attic p50 ${q.attic_p50_ms} ms (max ${q.attic_max_ms})  plocate -l50 ${q.plocate_l50_p50_ms} ms  -c ${q.plocate_count_p50_ms} ms\n`,
+    );
+  }
+  const report = {
+    date: new Date().toISOString(),
+    files: FILES,
+    queries: QUERIES,
+    buildSeconds,
+    dbBytes,
+    attic: { ...a, peakRssMiB: attic.peakRssMiB },
+    plocateFirst50: p,
+    plocateCount: c,
+    spawnBaselineMs: baseline,
+    ratioP50: a.p50 / p.p50,
+    perQuery,
+  };
+  mkdirSync(join(ROOT, "bench-results"), { recursive: true });
+  writeFileSync(join(ROOT, "bench-results", "search.json"), `${JSON.stringify(report, null, 2)}\n`);
+  if (process.env.BENCH_RESULTS_FILE) writeFileSync(process.env.BENCH_RESULTS_FILE, JSON.stringify(figures));
+}
+
+main();

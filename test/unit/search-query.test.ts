@@ -1,0 +1,179 @@
+import { describe, expect, it } from "vitest";
+import { foldedGlob, foldText, likeContains } from "../../src/domain/search/fold.ts";
+import {
+  countQuery,
+  ftsExpression,
+  MAX_TERMS,
+  pageQuery,
+  searchOrder,
+  shortTermCondition,
+  splitTerms,
+} from "../../src/domain/search/search.query.ts";
+import { parseIsoDate, type SearchSpec } from "../../src/domain/search/search.schemas.ts";
+import { parseSearchInput } from "../../src/domain/search/search.service.ts";
+
+const spec = (over: Partial<SearchSpec> = {}): SearchSpec => ({
+  text: "",
+  tagIds: [],
+  limit: 50,
+  offset: 0,
+  sortBy: "name",
+  sortOrder: "asc",
+  ...over,
+});
+
+describe("foldText", () => {
+  it("drops accents and case", () => {
+    expect(foldText("Amélie ÉCOLE Zoë Ångström")).toBe("amelie ecole zoe angstrom");
+    expect(foldText("Крёстный")).toBe("крестныи");
+    expect(foldText("東京")).toBe("東京");
+  });
+});
+
+describe("foldedGlob / likeContains", () => {
+  it("widens letters typed with accents to their variants and brackets GLOB metacharacters", () => {
+    const g = foldedGlob("é*")!;
+    expect(g.startsWith("*[e")).toBe(true);
+    expect(g).toContain("É");
+    expect(g).toContain("ë");
+    expect(g.endsWith("[*]*")).toBe(true);
+    expect(foldedGlob("42")).toBeUndefined();
+  });
+  it("escapes LIKE wildcards", () => {
+    expect(likeContains("100%_a\\b")).toBe("%100\\%\\_a\\\\b%");
+  });
+});
+
+describe("splitTerms", () => {
+  it("splits on white space, dedupes ignoring case and accents, routes short terms away from FTS", () => {
+    expect(splitTerms("  Holiday 2019 holiday HOLIDAY é É 42 ")).toEqual({
+      fts: ["Holiday", "2019"],
+      short: ["é", "42"],
+    });
+  });
+  it("caps the number of terms", () => {
+    const text = Array.from({ length: 40 }, (_, i) => `term${i}`).join(" ");
+    expect(splitTerms(text).fts).toHaveLength(MAX_TERMS);
+  });
+  it("counts code points, not UTF-16 units", () => {
+    expect(splitTerms("東京").short).toEqual(["東京"]);
+    expect(splitTerms("東京都").fts).toEqual(["東京都"]);
+    expect(splitTerms("🎉🎉").short).toEqual(["🎉🎉"]);
+  });
+});
+
+describe("ftsExpression", () => {
+  it("quotes every term so input is never FTS syntax", () => {
+    expect(ftsExpression(['a"b', "NOT", "x*"])).toBe('"a""b" AND "NOT" AND "x*"');
+    expect(ftsExpression(["holiday"], "name")).toBe('name : ("holiday")');
+  });
+});
+
+describe("shortTermCondition", () => {
+  it("uses instr for caseless terms, LIKE for ASCII, LIKE + GLOB for accented letters", () => {
+    expect(shortTermCondition("f.path", "42")).toEqual({ sql: "instr(f.path, ?) > 0", params: ["42"] });
+    expect(shortTermCondition("f.path", "Ab").sql).toBe("f.path LIKE ? ESCAPE '\\'");
+    expect(shortTermCondition("f.path", "Ab").params).toEqual(["%ab%"]);
+    const accented = shortTermCondition("f.path", "Ö");
+    expect(accented.sql).toContain("GLOB");
+    expect(accented.params[0]).toBe("%o%");
+  });
+});
+
+describe("search SQL", () => {
+  it("scopes to the organization and live rows, joins FTS only for long terms", () => {
+    const c = countQuery("org-1", spec({ text: "holiday 42" }));
+    expect(c.sql).toContain("files_fts MATCH ?");
+    expect(c.sql).toContain("f.organization_id = ?");
+    expect(c.sql).toContain("f.is_deleted = 0");
+    expect(c.params).toEqual(['"holiday"', "org-1", "42"]);
+    expect(countQuery("org-1", spec({ text: "42" })).sql).not.toContain("files_fts");
+  });
+  it("binds every filter as a parameter", () => {
+    const q = pageQuery(
+      "o",
+      spec({
+        path: "/Photos",
+        type: "file",
+        minSize: 1,
+        maxSize: 2,
+        startDate: "2020-01-01T00:00:00.000Z",
+        endDate: "2021-01-01T00:00:00.000Z",
+        tagIds: ["t1", "t2"],
+      }),
+      10,
+      20,
+    );
+    expect(q.sql).not.toMatch(/Photos|2020|t1/);
+    expect(q.params).toEqual([
+      "o",
+      "/Photos",
+      "/Photos/",
+      "/Photos0",
+      "file",
+      1,
+      2,
+      "2020-01-01T00:00:00.000Z",
+      "2021-01-01T00:00:00.000Z",
+      "t1",
+      "t2",
+      2,
+      10,
+      20,
+    ]);
+  });
+  it("orders with a stable tie-break and ranks name matches first for relevance", () => {
+    expect(searchOrder(spec({ sortBy: "size", sortOrder: "desc" })).sql).toMatch(
+      /^f\.size DESC, .*f\.id DESC$/,
+    );
+    const rel = searchOrder(spec({ sortBy: "relevance", text: "holiday x" }));
+    expect(rel.sql).toMatch(
+      /^CASE WHEN f\.rowid IN \(SELECT rowid FROM files_fts WHERE files_fts MATCH \?\) AND/,
+    );
+    expect(rel.params[0]).toBe('name : ("holiday")');
+  });
+});
+
+describe("search input", () => {
+  it("applies defaults and resolves aliases and paging", () => {
+    expect(parseSearchInput({})).toMatchObject({
+      text: "",
+      limit: 50,
+      offset: 0,
+      sortBy: "name",
+      sortOrder: "asc",
+    });
+    expect(
+      parseSearchInput({ query: "x", file_type: "file", page: "3", page_size: "10", limit: "0" }),
+    ).toMatchObject({
+      text: "x",
+      type: "file",
+      limit: 10,
+      offset: 20,
+    });
+    expect(parseSearchInput({ tags: " , " }).tagIds).toEqual([]);
+    expect(() => parseSearchInput({ tags: "a,b" })).toThrow(/invalid tag id/);
+  });
+  it("normalizes path prefixes and tag lists", () => {
+    expect(parseSearchInput({ path: "Photos//2019/" }).path).toBe("/Photos/2019");
+    expect(parseSearchInput({ path: "/" }).path).toBeUndefined();
+    const id = "0190a000-0000-7000-8000-000000000001";
+    expect(parseSearchInput({ tags: `${id},${id}` }).tagIds).toEqual([id]);
+    expect(parseSearchInput({ tags: [id] }).tagIds).toEqual([id]);
+  });
+  it("turns a bare end date into the end of that day", () => {
+    expect(parseSearchInput({ end_date: "2024-01-31" }).endDate).toBe("2024-01-31T23:59:59.999Z");
+    expect(parseSearchInput({ start_date: "2024-01-31T10:00:00+02:00" }).startDate).toBe(
+      "2024-01-31T08:00:00.000Z",
+    );
+  });
+});
+
+describe("parseIsoDate", () => {
+  it("refuses impossible dates instead of rolling them over", () => {
+    expect(parseIsoDate("2024-02-29")?.at.toISOString()).toBe("2024-02-29T00:00:00.000Z");
+    for (const bad of ["2023-02-29", "2024-13-01", "2024-01-01T24:00", "01/02/2024", "now", ""]) {
+      expect(parseIsoDate(bad), bad).toBeUndefined();
+    }
+  });
+});
