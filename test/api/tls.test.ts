@@ -38,7 +38,7 @@ function makeCert(): void {
 
 /** GET over HTTPS/1.1 with a keep-alive agent; resolves status, ALPN protocol and body. */
 function getH1(port: number, path: string, agent: https.Agent) {
-  return new Promise<{ status: number; alpn: string | false; body: string }>((resolve, reject) => {
+  return new Promise<{ status: number; alpn: string | false | null; body: string }>((resolve, reject) => {
     const req = https.get({ host: "127.0.0.1", port, path, agent, ca: readFileSync(cert) }, (res) => {
       const alpn = (res.socket as TLSSocket).alpnProtocol;
       let body = "";
