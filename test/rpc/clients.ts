@@ -25,7 +25,8 @@ export function transport(baseUrl: string, protocol: Protocol, cred?: Credential
   const interceptors = [withCredential(cred)];
   switch (protocol) {
     case "grpc-h2c":
-      return createGrpcTransport({ baseUrl, httpVersion: "2", interceptors });
+      // gRPC is always HTTP/2; with an http:// URL that is h2c with prior knowledge.
+      return createGrpcTransport({ baseUrl, interceptors });
     case "connect-json-h1":
       return createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: false, interceptors });
     case "connect-binary-h2c":

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectoryService } from "../../src/gen/attic/v1/directory_pb.ts";
-import type { UploadFileRequest } from "../../src/gen/attic/v1/file_pb.ts";
+import type { UploadFileRequestSchema } from "../../src/gen/attic/v1/file_pb.ts";
 import { FileService } from "../../src/gen/attic/v1/file_pb.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { connectJson, PROTOCOLS, type Protocol, rpcClient } from "./clients.ts";
@@ -14,10 +15,8 @@ async function* uploadStream(
   meta: { name: string; parentId?: string; expectedSha256?: string },
   content: Uint8Array,
   chunkSize = 256 * 1024,
-): AsyncIterable<Partial<UploadFileRequest>> {
-  yield {
-    data: { case: "metadata", value: { $typeName: "attic.v1.FileMetadata", name: meta.name, ...meta } },
-  };
+): AsyncIterable<MessageInitShape<typeof UploadFileRequestSchema>> {
+  yield { data: { case: "metadata", value: meta } };
   for (let i = 0; i < content.length; i += chunkSize) {
     yield { data: { case: "chunk", value: content.subarray(i, i + chunkSize) } };
   }
@@ -80,7 +79,7 @@ describe("FileService over RPC", () => {
 
   it("refuses a stream that does not start with metadata", async () => {
     const files = rpcClient(s.url, FileService, token);
-    async function* chunksOnly(): AsyncIterable<Partial<UploadFileRequest>> {
+    async function* chunksOnly(): AsyncIterable<MessageInitShape<typeof UploadFileRequestSchema>> {
       yield { data: { case: "chunk", value: Buffer.from("abc") } };
     }
     const err = await files.uploadFile(chunksOnly()).catch((e) => ConnectError.from(e));
