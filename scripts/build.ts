@@ -9,7 +9,7 @@
  *    native addons the bundle uses, web/dist, Swagger UI and docs/rpc.
  * 4. postject injects the blob into a copy of the same Node 24 binary.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
@@ -175,11 +175,15 @@ function makeExecutable(bundleFile: string, assets: Record<string, string>, exe:
   rmSync(exe, { force: true });
   copyFileSync(NODE_BINARY, exe);
   chmodSync(exe, 0o755);
-  execFileSync(
+  const injected = spawnSync(
     process.execPath,
     [join(NODE_MODULES, "postject/dist/cli.js"), exe, "NODE_SEA_BLOB", blob, "--sentinel-fuse", SEA_FUSE],
-    { stdio: ["ignore", "ignore", "inherit"] },
+    { encoding: "utf8" },
   );
+  // postject warns about every ELF note section it cannot name; harmless, so kept out of the way.
+  const stderr = injected.stderr.replace(/^warning: Can't find string offset for section name.*\n/gm, "");
+  if (stderr.trim()) process.stderr.write(stderr);
+  if (injected.status !== 0) throw new Error(`postject failed with status ${injected.status}`);
 }
 
 async function main(): Promise<void> {
