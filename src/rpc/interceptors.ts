@@ -1,10 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import { authenticate } from "../http/middleware/auth.ts";
 import type { RateLimiter, RateLimits } from "../platform/rate-limiter.ts";
 import { kActor, kClientIp } from "./call-context.ts";
-import { toConnectError } from "./connect-error.ts";
+import { ERROR_CODE_HEADER, toConnectError } from "./connect-error.ts";
 
 type AnyRequest = Parameters<Parameters<Interceptor>[0]>[0];
 type AnyResponse = Awaited<ReturnType<Parameters<Interceptor>[0]>>;
@@ -37,24 +38,50 @@ async function* guardStream<T>(
   }
 }
 
+/** Headers every RPC answer carries, like REST answers (interface.md, Authentication 12). */
+const SECURITY_HEADERS: Record<string, string> = {
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+  "Strict-Transport-Security": "max-age=63072000; includeSubDomains; preload",
+};
+
 /**
- * Outermost interceptor: counts every call in `attic_rpc_requests_total` by
- * procedure and code, and maps every error (AppError through the error
- * table, unknown errors to a logged, generic Internal), including failures
- * in the middle of a server stream.
+ * Outermost interceptor: gives the call a request id (X-Request-Id) and the
+ * security headers, maps every error (AppError through the error table,
+ * unknown errors to a logged, generic Internal, also in the middle of a
+ * server stream), and on completion counts it in `attic_rpc_requests_total`
+ * by procedure and code and logs one line (never headers or messages).
  */
 export function observeInterceptor(ctx: AppContext): Interceptor {
   return (next) => async (req) => {
+    const start = performance.now();
     const procedure = procedureOf(req);
-    const done = (code: string) => ctx.metrics.rpcRequests.inc({ procedure, code });
+    const incoming = req.header.get("x-request-id");
+    const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    const done = (code: string) => {
+      ctx.metrics.rpcRequests.inc({ procedure, code });
+      const line = {
+        procedure,
+        code,
+        ms: Math.round((performance.now() - start) * 10) / 10,
+        user: req.contextValues.get(kActor)?.userId,
+        req_id: requestId,
+      };
+      if (code === "internal" || code === "unknown") ctx.log.error(line, "rpc failed");
+      else ctx.log.info(line, "rpc");
+    };
     let res: AnyResponse;
     try {
       res = await next(req);
     } catch (err) {
       const mapped = toConnectError(err, ctx.log);
+      mapped.metadata.set("X-Request-Id", requestId);
       done(codeName(mapped));
       throw mapped;
     }
+    res.header.set("X-Request-Id", requestId);
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.header.set(k, v);
     if (!res.stream) {
       done("ok");
       return res;
@@ -63,14 +90,28 @@ export function observeInterceptor(ctx: AppContext): Interceptor {
   };
 }
 
-/** Counts one call of `key`; throws RESOURCE_EXHAUSTED (the REST 429) when over the limit. */
-function hit(ctx: AppContext, name: string, limiter: RateLimiter, key: string): void {
+/**
+ * Counts one call of `key`; throws RESOURCE_EXHAUSTED (the REST 429, with
+ * the X-RateLimit-* headers as metadata) when over the limit, else answers
+ * the headers for the response.
+ */
+function hit(ctx: AppContext, name: string, limiter: RateLimiter, key: string): Record<string, string> {
   const r = limiter.hit(key);
-  if (r.allowed) return;
+  const headers = {
+    "X-RateLimit-Limit": String(r.limit),
+    "X-RateLimit-Remaining": String(r.remaining),
+    "X-RateLimit-Reset": String(r.resetAt),
+  };
+  if (r.allowed) return headers;
   ctx.metrics.rateLimited.inc({ limiter: name });
-  throw new AppError("RATE_LIMITED", "rate limit exceeded, retry in 60 seconds", {
+  const err = new AppError("RATE_LIMITED", "rate limit exceeded, retry in 60 seconds", {
     limit: r.limit,
     retry_after_seconds: 60,
+  });
+  throw new ConnectError(err.message, Code.ResourceExhausted, {
+    ...headers,
+    "Retry-After": String(Math.max(1, r.resetAt - Math.floor(Date.now() / 1000))),
+    [ERROR_CODE_HEADER]: err.wire,
   });
 }
 
@@ -91,8 +132,10 @@ export function authInterceptor(ctx: AppContext, limits: RateLimits): Intercepto
       if (enabled) hit(ctx, "global", limits.ip, req.contextValues.get(kClientIp));
       throw err;
     }
-    if (enabled) hit(ctx, "user", limits.user, actor.userId);
+    const headers = enabled ? hit(ctx, "user", limits.user, actor.userId) : {};
     req.contextValues.set(kActor, actor);
-    return next(req);
+    const res = await next(req);
+    for (const [k, v] of Object.entries(headers)) res.header.set(k, v);
+    return res;
   };
 }

@@ -43,6 +43,9 @@ describe("SettingsService over RPC", () => {
     const ok = await connectJson(s.url, "attic.v1.SettingsService/GetUserSettings", {}, token);
     expect(ok.status).toBe(200);
     expect(ok.body).toHaveProperty("settings");
+    expect(ok.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(ok.headers.get("x-ratelimit-limit")).toMatch(/^\d+$/);
+    expect(ok.headers.get("x-request-id")).toBeTruthy();
     const bad = await connectJson(
       s.url,
       "attic.v1.SettingsService/UpdateUserSettings",
