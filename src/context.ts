@@ -7,6 +7,7 @@ import type { AccountServices } from "./domain/accounts.ts";
 import type { SearchService } from "./domain/search/search.service.ts";
 import type { SettingsService } from "./domain/settings/settings.service.ts";
 import type { TagsService } from "./domain/tags/tags.service.ts";
+import type { MediaService } from "./domain/playback/media.service.ts";
 import type { PlaybackService } from "./domain/playback/playback.service.ts";
 import type { SuggestionsService } from "./domain/suggestions/suggestions.service.ts";
 import type { WatchedService } from "./domain/watched/watched.service.ts";
@@ -26,6 +27,7 @@ export interface Services extends AccountServices {
   settings: SettingsService;
   watched: WatchedService;
   playback: PlaybackService;
+  media: MediaService;
   suggestions: SuggestionsService;
 }
 

@@ -13,6 +13,7 @@ import { createSettingsRepo } from "./domain/settings/settings.repo.ts";
 import { createSettingsService } from "./domain/settings/settings.service.ts";
 import { bootstrap } from "./domain/setup.ts";
 import { createTagsService } from "./domain/tags/tags.service.ts";
+import { createMediaService } from "./domain/playback/media.service.ts";
 import { createPlaybackService } from "./domain/playback/playback.service.ts";
 import { createSuggestionsService } from "./domain/suggestions/suggestions.service.ts";
 import { createWatchedService } from "./domain/watched/watched.service.ts";
@@ -20,6 +21,7 @@ import { createApp } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { loadSigningKeys } from "./platform/keys.ts";
 import { type Handler, type Listener, listen } from "./platform/listener.ts";
+import { createMediaTools } from "./platform/ffmpeg.ts";
 import { createMetrics } from "./platform/metrics.ts";
 import { createPasswordHasher } from "./platform/passwords.ts";
 import { createRateLimits } from "./platform/rate-limiter.ts";
@@ -68,6 +70,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     access: cfg.auth.access_token_ttl,
     refresh: cfg.auth.refresh_token_ttl,
   });
+  const mediaTools = createMediaTools(cfg.media, log);
   const storage = createFileServices({ db, dataDir, metrics, log, maxUploadBytes: cfg.storage.max_upload_bytes });
   const services: Services = {
     files: storage.files,
@@ -79,6 +82,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     settings: createSettingsService({ repo: createSettingsRepo(db) }),
     watched: createWatchedService({ db, cfg: cfg.watch, log, metrics, dataDir }),
     playback: createPlaybackService({ db }),
+    media: createMediaService({ openMedia: storage.files.openMedia, tools: mediaTools }),
     suggestions: createSuggestionsService(),
   };
   const ctx: AppContext = {
@@ -105,6 +109,8 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   let listener: Listener | undefined;
   const closers: (() => Promise<void> | void)[] = [];
   ctx.health.register("watched_folders", () => services.watched.health());
+  ctx.health.register("media", () => mediaTools.health());
+  void mediaTools.detect();
   services.files.setHostContentResolver((row) => services.watched.resolveHostFile(row));
   services.watched.start();
   closers.push(() => services.watched.close());

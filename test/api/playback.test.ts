@@ -1,8 +1,10 @@
+import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, register } from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { folders, hostTree } from "./watched.helpers.ts";
+import { folders, hostTree, waitFor } from "./watched.helpers.ts";
 
 describe("playback positions", () => {
   let s: TestServer;
@@ -121,5 +123,64 @@ describe("playback positions", () => {
       expect([path, r.status, r.body.error.code]).toEqual([path, 404, "ERR_FILE_NOT_FOUND"]);
     }
     expect((await put(id, { position_seconds: 1, duration_seconds: 2 }, other.token)).status).toBe(404);
+  });
+});
+
+describe("media info", () => {
+  let s: TestServer;
+  let token: string;
+  let root: string;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    s = await startServer();
+    token = await s.login();
+    root = hostTree({ "notes.txt": "text", "broken.mp4": "not a video" });
+    execFileSync("ffmpeg", [
+      ...["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=2:size=320x240:rate=10"],
+      ...["-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:v", "libx264", "-pix_fmt", "yuv420p"],
+      ...["-c:a", "aac", "-shortest", join(root, "clip.mp4")],
+    ]);
+    const f = folders(s, token);
+    const created = await f.create({ name: "Media", path: root });
+    await f.settled(created.body.id);
+    const list = await s.api("GET", `/api/v1/watched-folders/${created.body.id}/files`, { token });
+    for (const file of list.body.files) ids[file.name] = file.id;
+  });
+  afterAll(async () => {
+    await s.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it("reports ffmpeg in /health and probes duration, codecs and resolution", async () => {
+    const health = await waitFor(
+      () => s.api("GET", "/health"),
+      (h) => h.body.details.media?.message !== "checking for ffmpeg",
+    );
+    expect(health.body.details.media).toMatchObject({ status: "ok", ffprobe: expect.any(String) });
+    const r = await s.api("GET", `/api/v1/files/${ids["clip.mp4"]}/media-info`, { token });
+    expect(r.status).toBe(200);
+    expect(r.body.duration_seconds).toBeGreaterThan(1.5);
+    expect(r.body.duration_seconds).toBeLessThan(2.5);
+    expect(r.body.video).toEqual({ codec: "h264", width: 320, height: 240 });
+    expect(r.body.audio).toMatchObject({ codec: "aac" });
+    expect((await s.api("GET", `/api/v1/files/${ids["notes.txt"]}/media-info`, { token })).status).toBe(400);
+    expect((await s.api("GET", `/api/v1/files/${ids["broken.mp4"]}/media-info`, { token })).status).toBe(400);
+  });
+
+  it("keeps working without ffmpeg and says so in /health", async () => {
+    const bare = await startServer({
+      media: { ffprobe_path: "/nonexistent/ffprobe", ffmpeg_path: "/nonexistent/ffmpeg" },
+    });
+    try {
+      const h = await waitFor(
+        () => bare.api("GET", "/health"),
+        (x) => x.body.details.media?.status === "degraded",
+      );
+      expect(h.status).toBe(200);
+      expect(h.body.details.media.message).toMatch(/ffmpeg missing/);
+    } finally {
+      await bare.close();
+    }
   });
 });

@@ -37,3 +37,14 @@ export const ContinueWatchingSchema = z
 
 export type SavePlayback = z.infer<typeof SavePlaybackInput>;
 export type PlaybackPositionDto = z.infer<typeof PlaybackPositionSchema>;
+
+export const MediaInfoSchema = z
+  .object({
+    duration_seconds: z.number().optional(),
+    format: z.string().optional().openapi({ example: "mov,mp4,m4a,3gp,3g2,mj2" }),
+    video: z
+      .object({ codec: z.string(), width: z.number().int().optional(), height: z.number().int().optional() })
+      .optional(),
+    audio: z.object({ codec: z.string(), channels: z.number().int().optional() }).optional(),
+  })
+  .openapi("MediaInfo");

@@ -4,6 +4,7 @@ import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
 import {
   ContinueWatchingInput,
   ContinueWatchingSchema,
+  MediaInfoSchema,
   PlaybackPositionSchema,
   SavePlaybackInput,
 } from "../../domain/playback/playback.schemas.ts";
@@ -61,11 +62,31 @@ const remove = route({
   },
 });
 
-/** Playback positions, under /playback-positions and /files/:id/playback-position. */
+const mediaInfo = createRoute({
+  method: "get",
+  path: "/files/{id}/media-info",
+  tags: ["Files"],
+  security: SECURED,
+  summary: "Duration, container, codecs and resolution of an audio/video file (ffprobe)",
+  description:
+    "400 for non-media files; 503 ERR_UNAVAILABLE when ffmpeg is not installed (see /health details.media).",
+  request: { params: IdParam },
+  responses: {
+    200: { description: "What ffprobe found", ...json(MediaInfoSchema) },
+    ...errorResponses(400, 401, 403, 404, 429, 503),
+  },
+});
+
+/** Playback positions (/playback-positions, /files/:id/playback-position) and media info. */
 export function playbackRoutes(ctx: AppContext, guards: Guards): Router {
   const r = newRouter();
   const playback = ctx.services.playback;
-  for (const p of ["/playback-positions", "/playback-positions/*", "/files/:id/playback-position"]) {
+  for (const p of [
+    "/playback-positions",
+    "/playback-positions/*",
+    "/files/:id/playback-position",
+    "/files/:id/media-info",
+  ]) {
     r.use(p, guards.auth());
   }
   r.openapi(list, (c) =>
@@ -90,5 +111,8 @@ export function playbackRoutes(ctx: AppContext, guards: Guards): Router {
     playback.remove(actorOf(c), c.req.valid("param").id);
     return c.json({ success: true }, 200);
   });
+  r.openapi(mediaInfo, async (c) =>
+    c.json(await ctx.services.media.info(actorOf(c), c.req.valid("param").id), 200),
+  );
   return r;
 }
