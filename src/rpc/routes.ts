@@ -3,6 +3,7 @@ import type { UniversalHandlerOptions } from "@connectrpc/connect/protocol";
 import type { AppContext } from "../context.ts";
 import { DirectoryService } from "../gen/attic/v1/directory_pb.ts";
 import { FileService } from "../gen/attic/v1/file_pb.ts";
+import { FilesystemService } from "../gen/attic/v1/filesystem_pb.ts";
 import { GroupService } from "../gen/attic/v1/group_pb.ts";
 import { PlaybackPositionService } from "../gen/attic/v1/playback_position_pb.ts";
 import { SearchService } from "../gen/attic/v1/search_pb.ts";
@@ -11,6 +12,7 @@ import { WatchedFolderService } from "../gen/attic/v1/watched_folder_pb.ts";
 import { createRateLimits, type RateLimits } from "../platform/rate-limiter.ts";
 import { directoriesRpc } from "./directories.rpc.ts";
 import { filesRpc } from "./files.rpc.ts";
+import { filesystemRpc } from "./filesystem.rpc.ts";
 import { groupsRpc } from "./groups.rpc.ts";
 import { authInterceptor, observeInterceptor } from "./interceptors.ts";
 import { playbackRpc } from "./playback.rpc.ts";
@@ -64,6 +66,7 @@ export function rpcRoutes(
     router.service(GroupService, groupsRpc(ctx), options);
     router.service(WatchedFolderService, watchedRpc(ctx), options);
     router.service(PlaybackPositionService, playbackRpc(ctx), options);
+    router.service(FilesystemService, filesystemRpc(ctx), options);
     router.service(SettingsService, settingsRpc(ctx), options);
   };
 }

@@ -403,7 +403,7 @@ export const ListGroupMembersResponseSchema: GenMessage<ListGroupMembersResponse
 
 /**
  * Groups of users of the caller's organization. Reading needs org:read,
- * changing needs org:admin (group:manage also works), like /api/v1/groups.
+ * changing needs group:manage (the Admin role holds it), like /api/v1/groups.
  *
  * @generated from service attic.v1.GroupService
  */
