@@ -16,10 +16,12 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
@@ -66,6 +68,20 @@ function nativeAddonPlugin(used: Set<NativeAddonSpec>): Plugin {
             return { path: spec, namespace: "attic-addon", pluginData: addon.name };
           });
         }
+      }
+      const requireFromRoot = createRequire(join(ROOT, "package.json"));
+      for (const pkg of NATIVE_ADDONS.flatMap((a) => a.cjsPackages ?? [])) {
+        b.onResolve({ filter: new RegExp(`^${pkg}$`) }, () => ({ path: requireFromRoot.resolve(pkg) }));
+        // Template-literal requires of locally compiled binaries (tried first, in try/catch)
+        // fail as "not found", so the package falls back to the intercepted specifier.
+        const dir = join(NODE_MODULES, pkg);
+        b.onLoad({ filter: /\.c?js$/ }, (args) => {
+          if (!args.path.startsWith(dir)) return undefined;
+          const source = readFileSync(args.path, "utf8");
+          if (!source.includes("require(`")) return undefined;
+          const fail = `const __attic_unbundled = (p) => { throw Object.assign(new Error("Cannot find module " + p), { code: "MODULE_NOT_FOUND" }); };\n`;
+          return { contents: fail + source.replaceAll("require(`", "__attic_unbundled(`"), loader: "js" };
+        });
       }
       b.onLoad({ filter: /.*/, namespace: "attic-addon" }, (args) => ({
         contents: `const sea = require(${sea});

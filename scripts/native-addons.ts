@@ -17,6 +17,12 @@ export interface NativeAddonSpec {
   name: string;
   /** Exact `require` specifiers of the native module, as the package's JS writes them. */
   intercept: string[];
+  /**
+   * Packages bundled through their CommonJS entry even when imported: an ESM
+   * entry that loads its addon with createRequire(import.meta.url) would
+   * escape the bundle (sharp's does).
+   */
+  cjsPackages?: string[];
   /** Embedded even when no specifier is intercepted (loaded through a hook instead). */
   always?: boolean;
   /** Directories under node_modules and a pattern of the file names to take from each. */
@@ -43,6 +49,7 @@ export const NATIVE_ADDONS: NativeAddonSpec[] = [
   {
     name: "sharp",
     intercept: ["@img/sharp-linux-x64/sharp.node"],
+    cjsPackages: ["sharp"],
     files: [
       { dir: "@img/sharp-linux-x64/lib", pattern: /\.node$/ },
       { dir: "@img/sharp-libvips-linux-x64/lib", pattern: /\.so(\.\d+)*$/ },
