@@ -7,9 +7,9 @@ import { type Figure, figure, say } from "./lib/report.ts";
 import { median } from "./lib/stats.ts";
 import { wrk } from "./lib/wrk.ts";
 
-const RUNS = Number(process.env.DL_RUNS ?? 5);
+const RUNS = Number(process.env.DL_RUNS ?? 3);
 const WRK_RUNS = Number(process.env.WRK_RUNS ?? 3);
-const WRK_D = Number(process.env.WRK_D ?? 5);
+const WRK_D = Number(process.env.WRK_D ?? 4);
 const WRK_C = Number(process.env.WRK_C ?? 16);
 
 /** One full GET with curl to /dev/null; returns MiB/s after checking status and size. */

@@ -11,6 +11,7 @@
  * Environment: BENCH_WORK (scratch dir, default /tmp/attic-bench), PIN=0 (no
  * CPU pinning), SRV_CPU/CLI_CPU, DL_RUNS, UP_RUNS, WRK_RUNS, WRK_D, START_RUNS.
  */
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
@@ -23,7 +24,7 @@ import { startupBench } from "./startup.ts";
 import { uploadBench } from "./upload.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const EXTERNAL_TIMEOUT_MS = 180_000;
+const EXTERNAL_TIMEOUT_MS = 600_000;
 
 const BUILTIN: Record<string, () => Promise<Figure[]>> = {
   download: downloadBench,
@@ -32,17 +33,22 @@ const BUILTIN: Record<string, () => Promise<Figure[]>> = {
   startup: startupBench,
 };
 
-/** Runs scripts/bench/<name>.ts (owned by another area) and reads the figures it leaves in BENCH_RESULTS_FILE. */
+/**
+ * Runs scripts/bench/<name>.ts (owned by another area) with its output shown
+ * as it goes, and reads the figures it leaves in BENCH_RESULTS_FILE (it prints
+ * them itself). Bounded by EXTERNAL_TIMEOUT_MS: first runs build cached data.
+ */
 async function external(name: string): Promise<Figure[]> {
   const out = join(WORK, `${name}-figures.json`);
   rmSync(out, { force: true });
-  const r = await run(process.execPath, [join(import.meta.dirname, `${name}.ts`)], {
+  const child = spawn(process.execPath, [join(import.meta.dirname, `${name}.ts`)], {
     env: { ...process.env, BENCH_RESULTS_FILE: out, BENCH_WORK: WORK },
-    timeoutMs: EXTERNAL_TIMEOUT_MS,
+    stdio: "inherit",
   });
-  process.stdout.write(r.stdout);
-  process.stderr.write(r.stderr);
-  if (r.code !== 0) throw new Error(`${name}.ts exited with ${r.code}`);
+  const timer = setTimeout(() => child.kill("SIGKILL"), EXTERNAL_TIMEOUT_MS);
+  const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
+  clearTimeout(timer);
+  if (code !== 0) throw new Error(`${name}.ts exited with ${code}`);
   return existsSync(out) ? (JSON.parse(readFileSync(out, "utf8")) as Figure[]) : [];
 }
 
@@ -80,8 +86,9 @@ async function main(): Promise<number> {
     const start = performance.now();
     process.stdout.write(`== ${name} (load ${loadavg()[0]!.toFixed(2)}) ==\n`);
     try {
-      const got = await (BUILTIN[name] ?? (() => external(name)))();
-      got.forEach(printFigure);
+      const builtin = BUILTIN[name];
+      const got = builtin ? await builtin() : await external(name);
+      if (builtin) got.forEach(printFigure);
       figures.push(...got);
     } catch (err) {
       failed.push(name);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CLI_CPU, peakRssMiB, pinned, run, SRV_CPU, stopChild } from "./proc.ts";
 
@@ -68,7 +68,9 @@ export function waitListening(child: ChildProcess, timeoutMs = 60_000): Promise<
         resolveUrl(m[1]!.replace("0.0.0.0", "127.0.0.1"));
       }
     });
-    child.stderr?.on("data", (d: Buffer) => process.stderr.write(`[attic] ${d}`));
+    // Attic's warn/error logs go to a file beside the data: a benchmark's own output stays readable.
+    const log = createWriteStream(join(WORK, `attic-${child.pid}.log`));
+    child.stderr?.pipe(log);
     child.once("exit", (code) => {
       clearTimeout(timer);
       reject(new Error(`attic exited (${code}) before listening: ${out}`));

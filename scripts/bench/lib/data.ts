@@ -30,7 +30,7 @@ export async function bigFile(): Promise<string> {
 
 /** Reads a file once so every server starts from a warm page cache. */
 export async function warm(path: string): Promise<void> {
-  await run("cat", [path], { timeoutMs: 120_000 }).catch(() => undefined);
+  await run("bash", ["-c", `cat '${path}' > /dev/null`], { timeoutMs: 120_000 }).catch(() => undefined);
 }
 
 /** The largest regular file under `dir` (where Attic keeps an uploaded blob), or undefined. */

@@ -13,7 +13,8 @@ export interface Nginx {
 /**
  * nginx as the static-file ceiling, configured as /work/shared/bench/02-nginx.sh
  * does: 1 worker, sendfile, tcp_nopush off (on stalls 40 ms per 64 KiB range on
- * loopback), no access log, pinned to the server CPU; serves `root`.
+ * loopback), no access log, pinned to the server CPU; serves `root`. Under root its
+ * worker runs as root too, since Attic's blobs are private to their owner.
  */
 export async function startNginx(root: string): Promise<Nginx> {
   const dir = join(WORK, "nginx");
@@ -22,7 +23,7 @@ export async function startNginx(root: string): Promise<Nginx> {
   const conf = join(dir, "nginx.conf");
   writeFileSync(
     conf,
-    `worker_processes 1;
+    `${process.getuid?.() === 0 ? "user root root;\n" : ""}worker_processes 1;
 pid ${dir}/nginx.pid;
 error_log ${dir}/error.log warn;
 events { worker_connections 4096; }
