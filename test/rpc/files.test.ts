@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,5 +119,51 @@ describe("FileService over RPC", () => {
     expect(r.body.files[0]).toHaveProperty("mime_type");
     expect(r.body.files[0]).toHaveProperty("created_at");
     expect(r.body.total).toMatch(/^\d+$/);
+  });
+});
+
+describe("FileService upload limits and aborts", () => {
+  let s: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    s = await startServer({ storage: { max_upload_bytes: 100_000 } });
+    token = await s.login();
+  });
+  afterAll(() => s.close());
+
+  const waitForEmptyTmp = async () => {
+    // The server discards the temp file once it sees the failure; bounded wait, not a timing assertion.
+    for (let i = 0; i < 50 && readdirSync(join(s.dataDir, "tmp")).length; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return readdirSync(join(s.dataDir, "tmp"));
+  };
+
+  it("refuses an upload over storage.max_upload_bytes as RESOURCE_EXHAUSTED, storing nothing", async () => {
+    const files = rpcClient(s.url, FileService, token);
+    const err = await files
+      .uploadFile(uploadStream({ name: "huge.bin" }, randomBytes(150_000), 32 * 1024))
+      .catch((e) => ConnectError.from(e));
+    expect((err as ConnectError).code).toBe(Code.ResourceExhausted);
+    expect((err as ConnectError).metadata.get("attic-error-code")).toBe("ERR_PAYLOAD_TOO_LARGE");
+    expect((await files.listFiles({})).files.map((f) => f.name)).not.toContain("huge.bin");
+    expect(await waitForEmptyTmp()).toEqual([]);
+  });
+
+  it("stores nothing when the client aborts mid-upload, and keeps serving", async () => {
+    const files = rpcClient(s.url, FileService, token);
+    const abort = new AbortController();
+    async function* halfThenAbort(): AsyncIterable<MessageInitShape<typeof UploadFileRequestSchema>> {
+      yield { data: { case: "metadata", value: { name: "half.bin" } } };
+      yield { data: { case: "chunk", value: randomBytes(20_000) } };
+      abort.abort();
+    }
+    const err = await files
+      .uploadFile(halfThenAbort(), { signal: abort.signal })
+      .catch((e) => ConnectError.from(e));
+    expect((err as ConnectError).code).toBe(Code.Canceled);
+    expect(await waitForEmptyTmp()).toEqual([]);
+    const names = (await files.listFiles({})).files.map((f) => f.name);
+    expect(names).not.toContain("half.bin");
   });
 });

@@ -13,7 +13,7 @@ interface Case {
   name: string;
   rest: [method: string, path: string, body?: unknown];
   rpc: [procedure: string, body: unknown];
-  as: "admin" | "member" | "nobody";
+  as: "admin" | "member" | "nobody" | "readOnlyKey";
   status: number;
   code: string;
   wire: string;
@@ -23,6 +23,7 @@ describe("REST and RPC answer the same failure alike", () => {
   let s: TestServer;
   let admin: string;
   let member: string;
+  let readOnlyKey: { apiKey: string };
   const groupName = `team-${randomUUID().slice(0, 8)}`;
 
   beforeAll(async () => {
@@ -36,6 +37,12 @@ describe("REST and RPC answer the same failure alike", () => {
     member = await s.login("paritymember", MEMBER_PASSWORD);
     const g = await s.api("POST", "/api/v1/groups", { token: admin, body: { name: groupName } });
     expect(g.status).toBe(201);
+    const key = await s.api("POST", "/api/v1/auth/api-keys", {
+      token: member,
+      body: { name: "read-only", permissions: ["org:read"] },
+    });
+    expect(key.status).toBe(201);
+    readOnlyKey = { apiKey: key.body.key };
   });
   afterAll(() => s.close());
 
@@ -76,11 +83,48 @@ describe("REST and RPC answer the same failure alike", () => {
       code: "invalid_argument",
       wire: "ERR_VALIDATION",
     },
+    {
+      name: "file not found",
+      rest: ["GET", `/api/v1/files/${randomUUID()}`],
+      rpc: ["attic.v1.FileService/GetFile", { id: randomUUID() }],
+      as: "admin",
+      status: 404,
+      code: "not_found",
+      wire: "ERR_FILE_NOT_FOUND",
+    },
+    {
+      name: "directory not found",
+      rest: ["GET", `/api/v1/directories/${randomUUID()}`],
+      rpc: ["attic.v1.DirectoryService/GetDirectory", { id: randomUUID() }],
+      as: "admin",
+      status: 404,
+      code: "not_found",
+      wire: "ERR_DIRECTORY_NOT_FOUND",
+    },
+    {
+      name: "invalid directory name",
+      rest: ["POST", "/api/v1/directories", { name: "a/b" }],
+      rpc: ["attic.v1.DirectoryService/CreateDirectory", { name: "a/b" }],
+      as: "admin",
+      status: 400,
+      code: "invalid_argument",
+      wire: "ERR_VALIDATION",
+    },
+    {
+      name: "file permission missing (API key with org:read only)",
+      rest: ["GET", "/api/v1/files"],
+      rpc: ["attic.v1.FileService/ListFiles", {}],
+      as: "readOnlyKey",
+      status: 403,
+      code: "permission_denied",
+      wire: "ERR_PERMISSION_DENIED",
+    },
   ];
 
   for (const c of cases) {
     it(c.name, async () => {
-      const cred: Credential = c.as === "admin" ? admin : c.as === "member" ? member : undefined;
+      const creds: Record<Case["as"], Credential> = { admin, member, nobody: undefined, readOnlyKey };
+      const cred = creds[c.as];
       const rest = await s.api(c.rest[0], c.rest[1], { token: cred, body: c.rest[2] });
       const rpc = await connectJson(s.url, c.rpc[0], c.rpc[1], cred);
       expect(rest.status).toBe(c.status);
@@ -90,6 +134,23 @@ describe("REST and RPC answer the same failure alike", () => {
       expect(rpc.headers.get("attic-error-code")).toBe(c.wire);
     });
   }
+
+  it("already exists: a duplicate directory name is 409 / ALREADY_EXISTS on both", async () => {
+    expect(
+      (await s.api("POST", "/api/v1/directories", { token: admin, body: { name: "twice" } })).status,
+    ).toBe(201);
+    const rest = await s.api("POST", "/api/v1/directories", { token: admin, body: { name: "twice" } });
+    const rpc = await connectJson(
+      s.url,
+      "attic.v1.DirectoryService/CreateDirectory",
+      { name: "twice" },
+      admin,
+    );
+    expect(rest.status).toBe(409);
+    expect(rpc.status).toBe(409);
+    expect(rpc.body.code).toBe("already_exists");
+    expect(rpc.headers.get("attic-error-code")).toBe(rest.body.error.code);
+  });
 
   it("already exists: a duplicate group name is 409 / ALREADY_EXISTS", async () => {
     const rest = await s.api("POST", "/api/v1/groups", { token: admin, body: { name: groupName } });
