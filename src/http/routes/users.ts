@@ -23,16 +23,6 @@ const DEACTIVATE =
 function userRoutes(guard: ReturnType<Guards["auth"]>) {
   const common = { tags: ["Users"], security: SECURED, middleware: guard };
   const errs = (...s: number[]) => errorResponses(401, 403, 429, ...s);
-  const byId = (method: "post" | "delete", path: string, summary: string) =>
-    createRoute({
-      ...common,
-      method,
-      path,
-      summary,
-      description: DEACTIVATE,
-      request: { params: IdParam },
-      responses: { ...ok("Deactivated user", UserDetailSchema), ...errs(400, 404) },
-    });
   return {
     create: createRoute({
       ...common,
@@ -67,8 +57,24 @@ function userRoutes(guard: ReturnType<Guards["auth"]>) {
       request: { params: IdParam, ...body(UpdateUserInput) },
       responses: { ...ok("User", UserDetailSchema), ...errs(400, 404, 409) },
     }),
-    remove: byId("delete", "/users/{id}", "Deactivate a user (the record is kept)"),
-    deactivate: byId("post", "/users/{id}/deactivate", "Deactivate a user"),
+    remove: createRoute({
+      ...common,
+      method: "delete",
+      path: "/users/{id}",
+      summary: "Deactivate a user (the record is kept, like POST /users/{id}/deactivate)",
+      description: DEACTIVATE,
+      request: { params: IdParam },
+      responses: { ...ok("Deactivated", SuccessSchema), ...errs(400, 404, 409) },
+    }),
+    deactivate: createRoute({
+      ...common,
+      method: "post",
+      path: "/users/{id}/deactivate",
+      summary: "Deactivate a user",
+      description: DEACTIVATE,
+      request: { params: IdParam },
+      responses: { ...ok("Deactivated user", UserDetailSchema), ...errs(400, 404, 409) },
+    }),
     resetPassword: createRoute({
       ...common,
       method: "post",
@@ -91,7 +97,10 @@ export function usersRoutes(ctx: AppContext, guards: Guards): Router {
   r.openapi(rt.update, (c) =>
     c.json(users.update(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
   );
-  r.openapi(rt.remove, (c) => c.json(users.deactivate(actorOf(c), c.req.valid("param").id), 200));
+  r.openapi(rt.remove, (c) => {
+    users.deactivate(actorOf(c), c.req.valid("param").id);
+    return c.json({ success: true }, 200);
+  });
   r.openapi(rt.deactivate, (c) => c.json(users.deactivate(actorOf(c), c.req.valid("param").id), 200));
   r.openapi(rt.resetPassword, async (c) => {
     await users.resetPassword(actorOf(c), c.req.valid("param").id, c.req.valid("json"));
