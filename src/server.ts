@@ -27,6 +27,7 @@ import { createPasswordHasher } from "./platform/passwords.ts";
 import { createRateLimits } from "./platform/rate-limiter.ts";
 import { nativeAddons } from "./platform/sea.ts";
 import { rpcContextValues } from "./rpc/call-context.ts";
+import { withRpcCors } from "./rpc/cors.ts";
 import { rpcRoutes } from "./rpc/routes.ts";
 import { VERSION } from "./version.ts";
 
@@ -100,11 +101,12 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   // One set of limiters for REST and RPC: a user has one budget.
   const limits = createRateLimits(cfg.rate_limit);
   const app = createApp(ctx, limits);
-  const handler = connectNodeAdapter({
+  const rpcAndRest = connectNodeAdapter({
     routes: rpcRoutes(ctx, limits),
     contextValues: rpcContextValues(ctx),
     fallback: getRequestListener(app.fetch, { overrideGlobalObjects: false }) as never,
   }) as Handler;
+  const handler = withRpcCors(cfg.server.cors_origins, rpcAndRest);
 
   let listener: Listener | undefined;
   const closers: (() => Promise<void> | void)[] = [];

@@ -59,3 +59,46 @@ describe("SettingsService over RPC", () => {
     expect(bad.headers.get("attic-error-code")).toBe("ERR_VALIDATION");
   });
 });
+
+describe("RPC CORS", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({ server: { cors_origins: ["https://ui.example"] } });
+  });
+  afterAll(() => s.close());
+
+  const preflight = (origin: string) =>
+    fetch(`${s.url}/attic.v1.SettingsService/GetUserSettings`, {
+      method: "OPTIONS",
+      headers: {
+        origin,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type,authorization,connect-protocol-version",
+      },
+    });
+
+  it("answers preflights from configured origins only", async () => {
+    const ok = await preflight("https://ui.example");
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get("access-control-allow-origin")).toBe("https://ui.example");
+    expect(ok.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization");
+    const foreign = await preflight("https://evil.example");
+    expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("lets a configured origin read answers and error codes", async () => {
+    const token = await s.login();
+    const r = await fetch(`${s.url}/attic.v1.SettingsService/GetUserSettings`, {
+      method: "POST",
+      headers: {
+        origin: "https://ui.example",
+        "content-type": "application/json",
+        authorization: `Bearer ${token}`,
+      },
+      body: "{}",
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("access-control-allow-origin")).toBe("https://ui.example");
+    expect(r.headers.get("access-control-expose-headers")).toContain("Attic-Error-Code");
+  });
+});
