@@ -6,6 +6,7 @@ import { createRateLimits, type RateLimiter, type RateLimits } from "../platform
 import { clientIp } from "./client-ip.ts";
 import type { Env, Router } from "./env.ts";
 import { requireAuth } from "./middleware/auth.ts";
+import { globalRateLimit } from "./middleware/global-rate-limit.ts";
 import { jsonGuard } from "./middleware/json-guard.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { requestLog } from "./middleware/request-log.ts";
@@ -65,17 +66,7 @@ export function createApp(
   });
   if (rl.enabled) {
     // Unauthenticated traffic is limited per address; authenticated traffic per user (requireAuth).
-    app.use(
-      rateLimit({
-        name: "global",
-        limiter: limits.ip,
-        metrics: ctx.metrics,
-        key: (c) =>
-          UNLIMITED.has(c.req.path) || c.req.header("authorization") || c.req.header("x-api-key")
-            ? undefined
-            : c.get("clientIp"),
-      }),
-    );
+    app.use(globalRateLimit({ ctx, limiter: limits.ip, exempt: (path) => UNLIMITED.has(path) }));
   }
   app.use("/api/*", jsonGuard(ctx.cfg.server.max_json_bytes));
 

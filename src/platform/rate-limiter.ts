@@ -43,6 +43,12 @@ export class RateLimiter {
     };
   }
 
+  /** True when `key` has used its whole budget in its current window (counts nothing). */
+  exhausted(key: string): boolean {
+    const w = this.windows.get(key);
+    return w !== undefined && this.now() - w.start < this.windowMs && w.count >= this.limit;
+  }
+
   get size(): number {
     return this.windows.size;
   }

@@ -40,6 +40,18 @@ describe("rate limits", () => {
       expect(r.status).toBe(429);
     });
 
+    it("does not let a made-up credential skip the limit", async () => {
+      const forged: Record<string, string>[] = [
+        { authorization: "Bearer made.up.token" },
+        { "x-api-key": "attic_madeup" },
+      ];
+      for (const headers of forged) {
+        const r = await s.api("GET", "/swagger/doc.json", { headers });
+        expect(r.status).toBe(429);
+        expect(r.body.error.code).toBe("RATE_LIMIT_EXCEEDED");
+      }
+    });
+
     it("does not limit /health and /metrics", async () => {
       for (const path of ["/health", "/api/v1/health", "/metrics"]) {
         expect((await s.api("GET", path)).status, path).toBe(200);
@@ -77,6 +89,25 @@ describe("rate limits", () => {
       expect([(await from("198.51.100.1")).status, (await from("198.51.100.1")).status]).toEqual([200, 200]);
       expect((await from("198.51.100.1")).status).toBe(429);
       expect((await from("198.51.100.2")).status).toBe(200);
+    });
+  });
+
+  describe("credentials on public routes", () => {
+    it("count against the address when they identify no one, not when they are valid", async () => {
+      const s = await startServer({ rate_limit: { global_per_minute: 3 } });
+      try {
+        const token = await s.login("admin", ADMIN_PASSWORD); // 1 of the address's 3
+        const bogus = { authorization: "Bearer made.up.token" };
+        const statuses = [];
+        for (let i = 0; i < 3; i++)
+          statuses.push((await s.api("GET", "/swagger/doc.json", { headers: bogus })).status);
+        expect(statuses).toEqual([200, 200, 429]);
+        // The address is out of budget; a real user behind it still gets through (per-user limit).
+        expect((await s.api("GET", "/api/v1/auth/profile", { token })).status).toBe(200);
+        expect((await s.api("GET", "/swagger/doc.json", { token })).status).toBe(200);
+      } finally {
+        await s.close();
+      }
     });
   });
 

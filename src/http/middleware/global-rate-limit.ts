@@ -1,0 +1,45 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppContext } from "../../context.ts";
+import type { RateLimiter } from "../../platform/rate-limiter.ts";
+import type { Env } from "../env.ts";
+import { authenticate } from "./auth.ts";
+import { checkRateLimit } from "./rate-limit.ts";
+
+export interface GlobalRateLimitOptions {
+  ctx: AppContext;
+  /** The per-address limiter (rate_limit.global_per_minute). */
+  limiter: RateLimiter;
+  /** Paths never limited (probes, scrapers). */
+  exempt: (path: string) => boolean;
+}
+
+/**
+ * The per-address limit on unauthenticated traffic. A request that carries a
+ * credential is left to the per-user limit of requireAuth, but only if the
+ * credential really identifies someone: one that is never checked (a public
+ * route) or fails costs the address like any anonymous request, and once the
+ * address is out of budget a credential must prove itself before the request
+ * goes on. Otherwise any `Authorization: Bearer x` header would skip the limit.
+ */
+export function globalRateLimit(opts: GlobalRateLimitOptions): MiddlewareHandler<Env> {
+  const { ctx, limiter } = opts;
+  return async function globalRateLimitMiddleware(c, next) {
+    if (opts.exempt(c.req.path)) return next();
+    const ip = c.get("clientIp");
+    const headers = { get: (n: string) => c.req.header(n) };
+    if (!c.req.header("authorization") && !c.req.header("x-api-key")) {
+      const refused = checkRateLimit(c, "global", limiter, ctx.metrics, ip);
+      return refused ?? next();
+    }
+    if (limiter.exhausted(ip)) {
+      const valid = await authenticate(ctx, headers).then(
+        () => true,
+        () => false,
+      );
+      if (!valid) return checkRateLimit(c, "global", limiter, ctx.metrics, ip);
+    }
+    await next();
+    // requireAuth already counted a failed credential (its 401).
+    if (!c.get("actor") && c.res.status !== 401) limiter.hit(ip);
+  };
+}
