@@ -98,6 +98,11 @@ describe("auth: token attacks and refresh rotation", () => {
     }
   });
 
+  it("counts refused bearer tokens in attic_auth_attempts_total", async () => {
+    const m = await s.api("GET", "/metrics");
+    expect(m.text).toMatch(/attic_auth_attempts_total\{method="bearer",status="failure"\} [1-9]/);
+  });
+
   it("rejects malformed Authorization headers and garbage tokens with 401", async () => {
     for (const authorization of [
       "Bearer",

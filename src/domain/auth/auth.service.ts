@@ -177,12 +177,19 @@ export function createAuthService(deps: Deps) {
 
   /** The actor behind a bearer access token; 401 when invalid or the user is inactive. */
   async function authenticateBearer(token: string): Promise<Actor> {
-    const verified = await tokens.verify(token, "access");
+    const refuse = (message: string, cause?: unknown) => {
+      // Only refusals are counted: a success per request would drown the login figures.
+      metrics.authAttempts.inc({ method: "bearer", status: "failure" });
+      return new AppError("UNAUTHENTICATED", message, undefined, { cause });
+    };
+    const verified = await tokens.verify(token, "access").catch((err: AppError) => {
+      throw refuse(err.message, err);
+    });
     const user = deps.users.byId(verified.sub);
     // Tokens issued before a password change or of a deactivated user stop at once.
-    if (!user?.is_active) throw new AppError("UNAUTHENTICATED", "invalid token");
+    if (!user?.is_active) throw refuse("invalid token");
     if (user.password_changed_at && Date.parse(user.password_changed_at) > verified.issuedAtMs) {
-      throw new AppError("UNAUTHENTICATED", "token revoked");
+      throw refuse("token revoked");
     }
     active.touch(user.id);
     const permissions = Array.isArray(verified.claims.permissions)
