@@ -10,7 +10,7 @@
  * bench-results/search.json, and figures for the harness in BENCH_RESULTS_FILE.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Db, openDb } from "../../src/db/client.ts";
@@ -212,10 +212,7 @@ function main(): void {
     );
     process.exit(r.status ?? 1);
   }
-  const dbBytes = ["", "-wal"].reduce(
-    (n, s) => n + (existsSync(db.$client.name + s) ? readFileSync(db.$client.name + s).length : 0),
-    0,
-  );
+  const dbBytes = ["", "-wal"].reduce((n, x) => n + (statSync(db.$client.name + x, { throwIfNoEntry: false })?.size ?? 0), 0);
   const attic = runAttic(db);
   const page = runPlocate(plocateDb, ["-l", "50"]);
   const count = runPlocate(plocateDb, ["-c"]);

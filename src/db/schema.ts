@@ -226,6 +226,7 @@ export const files = sqliteTable(
       .where(sql`${t.is_deleted} = 0`),
     index("files_parent_idx").on(t.organization_id, t.parent_id, t.is_deleted, t.name),
     index("files_path_idx").on(t.organization_id, t.path),
+    index("files_live_name_idx").on(t.organization_id, t.is_deleted, sql`${t.name} COLLATE NOCASE`),
     index("files_blob_idx").on(t.blob_hash),
     index("files_watched_idx").on(t.watched_folder_id, t.host_rel_path),
     index("files_deleted_idx").on(t.organization_id, t.is_deleted, t.deleted_at),

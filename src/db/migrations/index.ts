@@ -1,4 +1,5 @@
 import m0001 from "./0001_init.ts";
+import m0002 from "./0002_search_name_index.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -6,4 +7,5 @@ import m0001 from "./0001_init.ts";
  */
 export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = [
   { id: 1, name: "init", sql: m0001 },
+  { id: 2, name: "search_name_index", sql: m0002 },
 ];

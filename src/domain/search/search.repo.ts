@@ -3,14 +3,45 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { files } from "../../db/schema.ts";
 import type { FileRow } from "../files/files.repo.ts";
+import {
+  broadEligible,
+  ftsCountQuery,
+  maxRowidQuery,
+  outsideMatchesQuery,
+  outsideRowsQuery,
+  walkPageQuery,
+} from "./search.broad.ts";
 import { countQuery, pageQuery, type Sql } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
 /** Prepared statements kept per SQL text; a search has few distinct shapes. */
 const STATEMENT_CACHE_SIZE = 256;
 
-/** The search queries (SQL built by search.query.ts), with their prepared statements cached. */
-export function createSearchRepo(db: Db) {
+/** When the broad plan (search.broad.ts) is used instead of the general one. */
+export interface SearchPlanOptions {
+  /** Fewest FTS matches for which it is considered. */
+  broadMinMatches: number;
+  /** Most rows the name walk may expect to read for one page. */
+  broadMaxWalk: number;
+  /** Most deleted or other-organization rows its count may have to look at. */
+  broadMaxOutside: number;
+}
+
+export const DEFAULT_PLAN: SearchPlanOptions = {
+  broadMinMatches: 2000,
+  broadMaxWalk: 20_000,
+  broadMaxOutside: 50_000,
+};
+
+export interface SearchPage {
+  ids: string[];
+  total: number;
+  /** Which plan answered (for logs and tests). */
+  plan: "general" | "broad";
+}
+
+/** The search queries (SQL built by search.query.ts and search.broad.ts), with statements cached. */
+export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN) {
   const sqlite = db.$client;
   const statements = new Map<string, Statement>();
   const prepared = (q: Sql): Statement => {
@@ -22,24 +53,49 @@ export function createSearchRepo(db: Db) {
     }
     return stmt;
   };
+  const number = (q: Sql): number => (prepared(q).get(...q.params) as { n: number }).n;
+  const ids = (q: Sql): string[] => (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);
+
+  /** Number of live rows of the organization matching the search. */
+  const count = (organizationId: string, spec: SearchSpec): number =>
+    number(countQuery(organizationId, spec));
+
+  /** The broad plan's answer, or undefined when the general plan is the cheaper one. */
+  const broadPage = (
+    org: string,
+    spec: SearchSpec,
+    limit: number,
+    offset: number,
+  ): SearchPage | undefined => {
+    const matches = number(ftsCountQuery(spec));
+    if (matches < plan.broadMinMatches) return undefined;
+    if (((offset + limit) * number(maxRowidQuery)) / matches > plan.broadMaxWalk) return undefined;
+    const outside = number(outsideRowsQuery(org, plan.broadMaxOutside));
+    const total =
+      outside === 0
+        ? matches
+        : outside < plan.broadMaxOutside
+          ? matches - number(outsideMatchesQuery(org, spec))
+          : count(org, spec);
+    return { ids: total > offset ? ids(walkPageQuery(org, spec, limit, offset)) : [], total, plan: "broad" };
+  };
 
   return {
-    /** Number of live rows of the organization matching the search. */
-    count(organizationId: string, spec: SearchSpec): number {
-      const q = countQuery(organizationId, spec);
-      return (prepared(q).get(...q.params) as { n: number }).n;
-    },
+    count,
 
     /**
      * Ids of one window of matches, in the search's order, and the total
-     * number of matches, counted in the same pass (a window function) so the
-     * matches are read once. A window past the end falls back to a count.
+     * number of matches. The general plan counts in the same pass as it reads
+     * the page (a window function); a window past the end falls back to a
+     * count. Broad text searches take the plan of search.broad.ts.
      */
-    page(organizationId: string, spec: SearchSpec, limit: number, offset: number) {
+    page(organizationId: string, spec: SearchSpec, limit: number, offset: number): SearchPage {
+      const broad = broadEligible(spec) ? broadPage(organizationId, spec, limit, offset) : undefined;
+      if (broad) return broad;
       const q = pageQuery(organizationId, spec, limit, offset);
       const rows = prepared(q).all(...q.params) as { id: string; total: number }[];
-      const total = rows[0]?.total ?? (offset > 0 ? this.count(organizationId, spec) : 0);
-      return { ids: rows.map((r) => r.id), total };
+      const total = rows[0]?.total ?? (offset > 0 ? count(organizationId, spec) : 0);
+      return { ids: rows.map((r) => r.id), total, plan: "general" };
     },
 
     /** The rows of `ids` (of the organization), in the order of `ids`. */

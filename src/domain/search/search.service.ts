@@ -4,7 +4,7 @@ import type { Metrics } from "../../platform/metrics.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { type FileDto, toFileDto } from "../files/files.dto.ts";
 import { tagsForFiles } from "../tags/tags.repo.ts";
-import { createSearchRepo } from "./search.repo.ts";
+import { createSearchRepo, DEFAULT_PLAN, type SearchPlanOptions } from "./search.repo.ts";
 import { SearchInputSchema, type SearchSpec, toSearchSpec } from "./search.schemas.ts";
 
 /** One page of search results (interface.md's SearchResult). */
@@ -40,9 +40,9 @@ export function parseSearchInput(input: unknown): SearchSpec {
  * same window lazily, in batches, for RPC SearchStream. Both validate and
  * check permission before returning, so errors surface before any result.
  */
-export function createSearchService(deps: { db: Db; metrics?: Metrics }) {
+export function createSearchService(deps: { db: Db; metrics?: Metrics; plan?: Partial<SearchPlanOptions> }) {
   const { db, metrics } = deps;
-  const repo = createSearchRepo(db);
+  const repo = createSearchRepo(db, { ...DEFAULT_PLAN, ...deps.plan });
 
   const records = (organizationId: string, ids: string[]): FileDto[] => {
     const tags = tagsForFiles(db, ids);

@@ -1,0 +1,80 @@
+import { ftsExpression, type Sql, splitTerms } from "./search.query.ts";
+import type { SearchSpec } from "./search.schemas.ts";
+
+/**
+ * The plan for broad searches: words that match a large share of the library
+ * ("jpg" in a photo library). The general plan joins every match to its row
+ * to filter and sort it, so its cost grows with the number of matches. This
+ * one answers the same page and total from indexes instead:
+ *
+ * - page: walk the organization's live rows in name order
+ *   (files_live_name_idx) and keep those the FTS index matches, stopping
+ *   after one page; cheap when matches are dense, which is when it is used;
+ * - total: the FTS index's own count of matches (no row reads) minus the
+ *   matches among rows that are deleted or belong to other organizations,
+ *   found through the same index; used only while such rows are few.
+ *
+ * Only for text-only searches sorted by name; results are identical to the
+ * general plan's (same order, same tie-breaks).
+ */
+
+/** True when the plan can answer `spec`: long terms only, no filters, sorted by name. */
+export function broadEligible(spec: SearchSpec): boolean {
+  const { fts, short } = splitTerms(spec.text);
+  return (
+    fts.length > 0 &&
+    short.length === 0 &&
+    spec.sortBy === "name" &&
+    !spec.path &&
+    !spec.type &&
+    spec.minSize === undefined &&
+    spec.maxSize === undefined &&
+    !spec.startDate &&
+    !spec.endDate &&
+    spec.tagIds.length === 0
+  );
+}
+
+const match = (spec: SearchSpec) => ftsExpression(splitTerms(spec.text).fts);
+
+/** Matches in the FTS index over every organization and deleted rows (the index alone). */
+export function ftsCountQuery(spec: SearchSpec): Sql {
+  return { sql: "SELECT count(*) AS n FROM files_fts WHERE files_fts MATCH ?", params: [match(spec)] };
+}
+
+/** An upper bound on the rows of the table, in O(log n). */
+export const maxRowidQuery: Sql = { sql: "SELECT coalesce(max(rowid), 0) AS n FROM files", params: [] };
+
+const OUTSIDE =
+  "(f.organization_id < ? OR f.organization_id > ? OR (f.organization_id = ? AND f.is_deleted = 1))";
+
+/** How many rows are deleted or of other organizations, counting no further than `cap`. */
+export function outsideRowsQuery(organizationId: string, cap: number): Sql {
+  return {
+    sql: `SELECT count(*) AS n FROM (SELECT 1 FROM files f INDEXED BY files_live_name_idx WHERE ${OUTSIDE} LIMIT ?)`,
+    params: [organizationId, organizationId, organizationId, cap],
+  };
+}
+
+/** Matches among rows that are deleted or of other organizations (to subtract from the FTS count). */
+export function outsideMatchesQuery(organizationId: string, spec: SearchSpec): Sql {
+  return {
+    sql:
+      "SELECT count(*) AS n FROM files f INDEXED BY files_live_name_idx " +
+      `WHERE ${OUTSIDE} AND +f.rowid IN (SELECT rowid FROM files_fts WHERE files_fts MATCH ?)`,
+    params: [organizationId, organizationId, organizationId, match(spec)],
+  };
+}
+
+/** One page in name order, walking the name index and probing the FTS index row by row. */
+export function walkPageQuery(organizationId: string, spec: SearchSpec, limit: number, offset: number): Sql {
+  const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
+  return {
+    sql:
+      "SELECT f.id AS id FROM files f INDEXED BY files_live_name_idx " +
+      "WHERE f.organization_id = ? AND f.is_deleted = 0 AND EXISTS " +
+      "(SELECT 1 FROM files_fts WHERE files_fts MATCH ? AND files_fts.rowid = f.rowid) " +
+      `ORDER BY f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir} LIMIT ? OFFSET ?`,
+    params: [organizationId, match(spec), limit, offset],
+  };
+}

@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Db, openDb } from "../../src/db/client.ts";
+import { files, organizations } from "../../src/db/schema.ts";
+import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
+import { parseSearchInput } from "../../src/domain/search/search.service.ts";
+import { newId } from "../../src/platform/ids.ts";
+import { seedTree } from "../helpers/tree-seed.ts";
+
+/** The broad plan (search.broad.ts) must answer exactly what the general plan answers. */
+describe("search plans agree", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+  const other = newId();
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "attic-plan-"));
+    db = openDb({ file: join(dir, "t.db") });
+    const now = new Date().toISOString();
+    db.insert(organizations)
+      .values([org, other].map((id) => ({ id, name: id, created_at: now, updated_at: now })))
+      .run();
+    const names = ["IMG_%d.jpg", "img_%d.JPG", "Beach %d.jpg", "notes %d.txt", "Ärger %d.jpg", "zz %d.jpeg"];
+    const entries = Array.from(
+      { length: 600 },
+      (_, i) => `/Photos/${names[i % names.length]!.replace("%d", String(i % 97))}`,
+    );
+    seedTree(db, org, [...new Set(entries)]);
+    seedTree(db, other, ["/Theirs/other.jpg", "/Theirs/more.jpg"]);
+    // Some deleted matches, which both plans must leave out.
+    const doomed = db
+      .select({ id: files.id })
+      .from(files)
+      .where(eq(files.organization_id, org))
+      .limit(40)
+      .all();
+    for (const { id } of doomed.slice(20))
+      db.update(files).set({ is_deleted: true }).where(eq(files.id, id)).run();
+  });
+  afterAll(() => {
+    db.$client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("gives the same pages and totals", () => {
+    const broad = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5, broadMaxWalk: 1e9 });
+    const general = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: Number.POSITIVE_INFINITY });
+    for (const input of [
+      { q: "jpg" },
+      { q: "jpg", sort_order: "desc" },
+      { q: "jpg", limit: 7, offset: 30 },
+      { q: "img jpg", limit: 10, offset: 3 },
+      { q: "photos", limit: 1000 },
+      { q: "jpg", offset: 10_000 },
+    ]) {
+      const spec = parseSearchInput(input);
+      const a = broad.page(org, spec, spec.limit, spec.offset);
+      const b = general.page(org, spec, spec.limit, spec.offset);
+      expect(a.plan, JSON.stringify(input)).toBe("broad");
+      expect(b.plan).toBe("general");
+      expect(a.total, JSON.stringify(input)).toBe(b.total);
+      expect(a.ids, JSON.stringify(input)).toEqual(b.ids);
+      expect(a.total).toBeGreaterThan(0);
+    }
+  });
+
+  it("falls back to the general plan for sparse matches and filtered searches", () => {
+    const repo = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5 });
+    const sparse = parseSearchInput({ q: "IMG_5.jpg" });
+    expect(repo.page(org, sparse, 50, 0).plan).toBe("general");
+    const filtered = parseSearchInput({ q: "jpg", type: "file" });
+    expect(repo.page(org, filtered, 50, 0).plan).toBe("general");
+  });
+});
