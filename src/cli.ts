@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { ConfigError, describeConfig, loadConfig } from "./config/load.ts";
+import { ConfigError, describeConfig, loadConfig, unknownEnvNames } from "./config/load.ts";
 import { createLogger } from "./log.ts";
 import { VERSION } from "./version.ts";
 
@@ -91,6 +91,8 @@ async function serve(values: Record<string, string | boolean | undefined>): Prom
   }
   const log = createLogger(cfg.log.level);
   log.info({ version: VERSION, settings: describeConfig(cfg) }, "starting attic");
+  const unknown = unknownEnvNames();
+  if (unknown.length) log.warn({ variables: unknown }, "ignoring environment variables that name no setting");
   // Loaded here, not at the top: --version and --help stay fast.
   const { buildServer } = await import("./server.ts");
   const server = await buildServer(cfg, { log });

@@ -31,6 +31,18 @@ function fromEnv(env: NodeJS.ProcessEnv): Tree {
   return tree;
 }
 
+/**
+ * ATTIC_* variables that set nothing (a typo such as ATTIC_SERVR_PORT), for
+ * a start-up warning: a setting silently ignored is worse than a noisy one.
+ */
+export function unknownEnvNames(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = new Set(configKeys().map(({ section, key }) => envName(section, key)));
+  known.add("ATTIC_CONFIG");
+  return Object.keys(env)
+    .filter((name) => name.startsWith("ATTIC_") && !known.has(name))
+    .sort();
+}
+
 function fromFile(file: string): Tree {
   let text: string;
   try {

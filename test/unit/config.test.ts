@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, describeConfig, envName, loadConfig } from "../../src/config/load.ts";
+import { ConfigError, describeConfig, envName, loadConfig, unknownEnvNames } from "../../src/config/load.ts";
 import { parseDuration } from "../../src/config/schema.ts";
 
 function tomlFile(text: string): string {
@@ -77,6 +77,11 @@ registration_enabled = true
   it("names environment variables ATTIC_<SECTION>_<KEY>", () => {
     expect(envName("auth", "registration_enabled")).toBe("ATTIC_AUTH_REGISTRATION_ENABLED");
     expect(envName("rate_limit", "user_per_minute")).toBe("ATTIC_RATE_LIMIT_USER_PER_MINUTE");
+  });
+
+  it("spots ATTIC_* variables that set nothing", () => {
+    const env = { ATTIC_SERVR_PORT: "1", ATTIC_SERVER_PORT: "2", ATTIC_CONFIG: "/x", HOME: "/root" };
+    expect(unknownEnvNames(env)).toEqual(["ATTIC_SERVR_PORT"]);
   });
 
   it("parses environment strings: booleans, lists, durations", () => {
