@@ -1,3 +1,5 @@
+import { fromJson, type JsonObject } from "@bufbuild/protobuf";
+import { StructSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type AppError, ERRORS, fromSystemError } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -25,7 +27,11 @@ export function toConnectError(err: unknown, log: Logger): ConnectError {
 function fromAppError(err: AppError, log: Logger): ConnectError {
   const row = ERRORS[err.code];
   if (row.http >= 500) log.error({ err }, err.message);
-  return new ConnectError(err.message, row.rpc, { [ERROR_CODE_HEADER]: row.wire }, undefined, err);
+  // Details (e.g. which fields failed validation) travel as a google.protobuf.Struct error detail.
+  const details = err.details
+    ? [{ desc: StructSchema, value: fromJson(StructSchema, structOf(err.details)) }]
+    : undefined;
+  return new ConnectError(err.message, row.rpc, { [ERROR_CODE_HEADER]: row.wire }, details, err);
 }
 
 function internal(err: unknown, log: Logger): ConnectError {
@@ -33,4 +39,13 @@ function internal(err: unknown, log: Logger): ConnectError {
   return new ConnectError("internal server error", Code.Internal, {
     [ERROR_CODE_HEADER]: ERRORS.INTERNAL.wire,
   });
+}
+
+/** A JSON-safe copy of error details (drops what JSON cannot carry). */
+function structOf(details: Record<string, unknown>): JsonObject {
+  try {
+    return JSON.parse(JSON.stringify(details)) as JsonObject;
+  } catch {
+    return {};
+  }
 }

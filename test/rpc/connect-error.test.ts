@@ -1,3 +1,5 @@
+import { toJson } from "@bufbuild/protobuf";
+import { StructSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors.ts";
@@ -23,6 +25,16 @@ describe("toConnectError", () => {
       expect(mapped.rawMessage).toBe(err.message);
       expect(mapped.metadata.get(ERROR_CODE_HEADER)).toBe(err.wire);
     }
+  });
+
+  it("carries AppError details as a google.protobuf.Struct error detail", () => {
+    const err = new AppError("VALIDATION", "name: too long", {
+      issues: [{ path: "name", message: "too long" }],
+    });
+    const [detail] = toConnectError(err, log).findDetails(StructSchema);
+    expect(detail && toJson(StructSchema, detail)).toEqual({
+      issues: [{ path: "name", message: "too long" }],
+    });
   });
 
   it("answers unknown errors as a generic Internal, keeping the cause for the log only", () => {
