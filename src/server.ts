@@ -115,6 +115,10 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   void mediaTools.detect();
   services.files.setHostContentResolver((row) => services.watched.resolveHostFile(row));
   services.watched.start();
+  // Deleting an organization first unmounts its watched folders, stopping their watchers.
+  services.orgs.onDelete(async (orgActor) => {
+    for (const f of services.watched.list(orgActor).folders) await services.watched.remove(orgActor, f.id);
+  });
   closers.push(() => services.watched.close());
   return {
     ctx,

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, GOOD_PASSWORD, register, type Session } from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -93,8 +96,17 @@ describe("organizations", () => {
     expect((await s.api("GET", "/api/v1/organizations/nope", { token: admin })).status).toBe(404);
   });
 
-  it("deletes organizations as the instance admin, never its own; their users stop", async () => {
+  it("deletes organizations as the instance admin, never its own; their users and watchers stop", async () => {
     const victim = await register(s, "doomed", { organization_name: "Doomed" });
+    const hostDir = mkdtempSync(join(tmpdir(), "attic-org-watch-"));
+    writeFileSync(join(hostDir, "a.txt"), "hello");
+    const folder = await s.api("POST", "/api/v1/watched-folders", {
+      token: victim.token,
+      body: { name: "Shared", path: hostDir },
+    });
+    expect(folder.status).toBe(201);
+    const watched = async () => (await s.api("GET", "/health")).body.details?.watched_folders?.folders;
+    expect(await watched()).toBe(1);
     expect(
       (await s.api("DELETE", `/api/v1/organizations/${victim.orgId}`, { token: victim.token })).status,
     ).toBe(403);
@@ -104,5 +116,7 @@ describe("organizations", () => {
     expect(del.body).toEqual({ success: true });
     expect((await s.api("GET", `/api/v1/organizations/${victim.orgId}`, { token: admin })).status).toBe(404);
     expect((await s.api("GET", "/api/v1/auth/profile", { token: victim.token })).status).toBe(401);
+    expect(await watched()).toBe(0);
+    rmSync(hostDir, { recursive: true, force: true });
   });
 });

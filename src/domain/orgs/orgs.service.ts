@@ -20,6 +20,7 @@ const toOrg = (o: OrgRow): Organization => ({ ...o });
  */
 export function createOrgsService(deps: { orgs: OrgsRepo; users: UsersService }) {
   const { orgs } = deps;
+  const beforeDelete: ((orgActor: Actor) => Promise<void> | void)[] = [];
 
   /** The organization if the actor may see it with `permission`, else 404 (or 403 for its own). */
   function visible(actor: Actor, id: string, permission: string): OrgRow {
@@ -65,7 +66,7 @@ export function createOrgsService(deps: { orgs: OrgsRepo; users: UsersService })
     return toOrg(orgs.byId(id)!);
   }
 
-  function remove(actor: Actor, id: string): void {
+  async function remove(actor: Actor, id: string): Promise<void> {
     if (!actor.isInstanceAdmin) {
       if (id !== actor.organizationId) throw notFound("organization");
       throw new AppError("PERMISSION_DENIED", "only the instance administrator deletes organizations");
@@ -73,6 +74,10 @@ export function createOrgsService(deps: { orgs: OrgsRepo; users: UsersService })
     if (!orgs.byId(id)) throw notFound("organization");
     if (id === actor.organizationId) throw new AppError("CONFLICT", "cannot delete your own organization");
     if (orgs.count() <= 1) throw new AppError("CONFLICT", "cannot delete the last organization");
+    // The instance admin acting inside the doomed organization, so other areas clean up with their own rules.
+    const { apiKeyId: _, ...self } = actor;
+    const orgActor: Actor = { ...self, organizationId: id, permissions: ["*:*"] };
+    for (const hook of beforeDelete) await hook(orgActor);
     orgs.delete(id);
   }
 
@@ -82,6 +87,13 @@ export function createOrgsService(deps: { orgs: OrgsRepo; users: UsersService })
     create,
     update,
     remove,
+    /**
+     * Registers work to do before an organization's rows are deleted (its
+     * rows cascade, but live resources such as folder watchers need stopping).
+     */
+    onDelete: (hook: (orgActor: Actor) => Promise<void> | void) => {
+      beforeDelete.push(hook);
+    },
   };
 }
 

@@ -72,8 +72,8 @@ export function organizationsRoutes(ctx: AppContext, guards: Guards): Router {
   r.openapi(rt.update, (c) =>
     c.json(orgs.update(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
   );
-  r.openapi(rt.remove, (c) => {
-    orgs.remove(actorOf(c), c.req.valid("param").id);
+  r.openapi(rt.remove, async (c) => {
+    await orgs.remove(actorOf(c), c.req.valid("param").id);
     return c.json({ success: true }, 200);
   });
   return r;
