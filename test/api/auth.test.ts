@@ -65,6 +65,21 @@ describe("auth: register, login, refresh, logout, password, profile", () => {
     expect(sameEmail.status).toBe(409);
   });
 
+  it("two concurrent registrations of one name: one 201, one 409, no orphan organization", async () => {
+    const body = (i: number) => ({
+      username: "racer",
+      email: `racer${i}@example.com`,
+      password: GOOD_PASSWORD,
+    });
+    const results = await Promise.all(
+      [0, 1, 2].map((i) => s.api("POST", "/api/v1/auth/register", { body: body(i) })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    const admin = await s.login();
+    const orgs = await s.api("GET", "/api/v1/organizations", { token: admin });
+    expect(orgs.body.organizations.filter((o: { name: string }) => o.name === "racer")).toHaveLength(1);
+  });
+
   it("rejects weak passwords with 400 ERR_WEAK_PASSWORD", async () => {
     for (const password of ["password123", "12345678901", "aaaaaaaaaa", "short-1A", "dave-is-great-2024"]) {
       const r = await s.api("POST", "/api/v1/auth/register", {
