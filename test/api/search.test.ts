@@ -98,6 +98,19 @@ describe("GET /api/v1/search", () => {
       expect(r.status, q).toBe(200);
     }
     expect(await names("q=hol*")).toEqual([]);
+    for (const raw of [
+      "%00%00%00",
+      "a%00",
+      "%ZZ",
+      "%E0%A4%A",
+      "%F0%9F%8E%89%F0%9F%8E%89",
+      "%5C%5C%5C",
+      "*?[",
+      "[[[",
+    ]) {
+      const r = await search(`q=${raw}`);
+      expect(r.status, raw).toBe(200);
+    }
   });
 
   it("filters by path prefix at directory boundaries", async () => {

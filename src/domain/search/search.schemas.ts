@@ -128,7 +128,12 @@ export function toSearchSpec(v: z.output<typeof SearchInputSchema>): SearchSpec 
   const limit = v.page_size ?? v.limit ?? SEARCH_DEFAULT_LIMIT;
   const offset = v.page !== undefined ? (v.page - 1) * limit : (v.offset ?? 0);
   return {
-    text: (v.q ?? v.query ?? "").normalize("NFC").trim(),
+    // Control characters never occur in names; as separators they cannot reach FTS5 (NUL breaks it).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
+    text: (v.q ?? v.query ?? "")
+      .replace(/[\u0000-\u001f\u007f]/g, " ")
+      .normalize("NFC")
+      .trim(),
     path: normalizePathPrefix(v.path),
     type: v.type ?? v.file_type,
     tagIds: [...new Set(v.tags ?? [])],
