@@ -60,15 +60,29 @@ function run(args: string[], env: NodeJS.ProcessEnv = serveEnv()): Promise<Run> 
 }
 
 /** Starts `serve` and resolves once it printed its listening line. */
-function serve(
-  args: string[],
-): Promise<{ child: ChildProcess; port: number; exited: Promise<number | null> }> {
+function serve(args: string[]): Promise<{
+  child: ChildProcess;
+  port: number;
+  exited: Promise<number | null>;
+  /** Resolves once the log (stderr) contains `text`. */
+  logged: (text: string) => Promise<void>;
+}> {
   return new Promise((ready, fail) => {
     const child = spawn(process.execPath, [MAIN, "serve", "--port", "0", "--host", "127.0.0.1", ...args], {
-      env: serveEnv(),
+      env: serveEnv({ ATTIC_LOG_LEVEL: "info" }),
       cwd: tempDir(),
     });
     children.push(child);
+    const logged = (text: string) =>
+      new Promise<void>((r) => {
+        const check = () => {
+          if (!err.includes(text)) return;
+          child.stderr.off("data", check);
+          r();
+        };
+        child.stderr.on("data", check);
+        check();
+      });
     const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
     let out = "";
     let err = "";
@@ -76,7 +90,7 @@ function serve(
     child.stdout.on("data", (d) => {
       out += d;
       const m = /^attic listening on http:\/\/127\.0\.0\.1:(\d+)$/m.exec(out);
-      if (m) ready({ child, port: Number(m[1]), exited });
+      if (m) ready({ child, port: Number(m[1]), exited, logged });
     });
     child.on("exit", (code) => fail(new Error(`serve exited ${code}: ${err}`)));
   });
@@ -123,7 +137,7 @@ describe("attic CLI", () => {
   });
 
   it("serves, then on SIGTERM finishes the in-flight request and exits 0", async () => {
-    const { child, port, exited } = await serve(["--data-dir", tempDir()]);
+    const { child, port, exited, logged } = await serve(["--data-dir", tempDir()]);
     const body = JSON.stringify({ username: "admin", password: "correct-Horse-battery-9" });
     const answered = new Promise<{ status: number; text: string }>((resolveAnswer, reject) => {
       const req = http.request(
@@ -132,7 +146,12 @@ describe("attic CLI", () => {
           port,
           method: "POST",
           path: "/api/v1/auth/login",
-          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+          headers: {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+            // The server's "100 Continue" proves it has read the headers: the request is in flight.
+            expect: "100-continue",
+          },
         },
         (res) => {
           let text = "";
@@ -141,12 +160,12 @@ describe("attic CLI", () => {
         },
       );
       req.on("error", reject);
-      // Half the body now: the request is in flight when the signal arrives.
-      req.write(body.slice(0, 10));
-      setTimeout(() => {
+      req.on("continue", async () => {
         child.kill("SIGTERM");
-        setTimeout(() => req.end(body.slice(10)), 300);
-      }, 300);
+        await logged("shutting down");
+        req.end(body);
+      });
+      req.flushHeaders();
     });
     const res = await answered;
     expect(res.status).toBe(200);
