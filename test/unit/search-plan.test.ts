@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "../../src/db/client.ts";
 import { files, organizations } from "../../src/db/schema.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
-import { parseSearchInput } from "../../src/domain/search/search.service.ts";
+import { createSearchService, parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
 import { seedTree } from "../helpers/tree-seed.ts";
 
@@ -74,5 +74,22 @@ describe("search plans agree", () => {
     expect(repo.page(org, sparse, 50, 0).plan).toBe("general");
     const filtered = parseSearchInput({ q: "jpg", type: "file" });
     expect(repo.page(org, filtered, 50, 0).plan).toBe("general");
+  });
+
+  it("streams the same window as one search answers, in batches", () => {
+    const service = createSearchService({ db });
+    const actor = {
+      userId: "u",
+      username: "u",
+      organizationId: org,
+      permissions: ["file:read"],
+      isInstanceAdmin: false,
+      via: "jwt" as const,
+    };
+    const input = { q: "photos", limit: 1000, offset: 5 };
+    const page = service.search(actor, input);
+    expect(page.files.length).toBeGreaterThan(400);
+    expect([...service.stream(actor, input)].map((f) => f.id)).toEqual(page.files.map((f) => f.id));
+    expect(() => service.stream({ ...actor, permissions: [] }, input)).toThrow(/permission/);
   });
 });

@@ -154,6 +154,32 @@ describe("search input", () => {
     expect(parseSearchInput({ tags: " , " }).tagIds).toEqual([]);
     expect(() => parseSearchInput({ tags: "a,b" })).toThrow(/invalid tag id/);
   });
+  it("accepts an RPC SearchQuery as protobuf-es gives it (int64 as bigint, empty strings, 0 limit)", () => {
+    const rpc = {
+      query: "holiday",
+      path: "",
+      file_type: "",
+      tags: [],
+      min_size: 10n,
+      max_size: 20n,
+      start_date: "",
+      end_date: "",
+      limit: 0,
+      offset: 0,
+      sort_by: "",
+      sort_order: "",
+    };
+    expect(parseSearchInput(rpc)).toMatchObject({
+      text: "holiday",
+      minSize: 10,
+      maxSize: 20,
+      limit: 50,
+      offset: 0,
+      sortBy: "name",
+      sortOrder: "asc",
+      tagIds: [],
+    });
+  });
   it("normalizes path prefixes and tag lists", () => {
     expect(parseSearchInput({ path: "Photos//2019/" }).path).toBe("/Photos/2019");
     expect(parseSearchInput({ path: "/" }).path).toBeUndefined();
