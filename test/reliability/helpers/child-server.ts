@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { chownSync, copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { ADMIN_PASSWORD, testKeys } from "../../helpers/server.ts";
 
@@ -27,8 +27,12 @@ export interface ChildServer {
  * hashing, the shared test key pair, no rate limits (unless `env` says
  * otherwise) and resolves once it prints its listening line.
  */
-export async function spawnServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildServer> {
-  const keys = testKeys();
+export async function spawnServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+  opts: { uid?: number } = {},
+): Promise<ChildServer> {
+  const keys = opts.uid === undefined ? testKeys() : keysFor(dataDir, opts.uid);
   const child = spawn(
     process.execPath,
     [MAIN, "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDir, "--log-level", "warn"],
@@ -44,6 +48,7 @@ export async function spawnServer(dataDir: string, env: Record<string, string> =
         ...env,
       },
       stdio: ["ignore", "pipe", "pipe"],
+      ...(opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid }),
     },
   );
   let err = "";
@@ -84,6 +89,18 @@ export async function spawnServer(dataDir: string, env: Record<string, string> =
       clearTimeout(t);
     },
   };
+}
+
+/** Copies of the test keys readable by `uid` (the shared ones are root's, mode 0600), beside the data dir. */
+function keysFor(dataDir: string, uid: number): { private_key_file: string; public_key_file: string } {
+  const shared = testKeys();
+  const dir = `${dataDir}-keys`;
+  mkdirSync(dir, { recursive: true });
+  const out = { private_key_file: join(dir, "private.pem"), public_key_file: join(dir, "public.pem") };
+  copyFileSync(shared.private_key_file, out.private_key_file);
+  copyFileSync(shared.public_key_file, out.public_key_file);
+  for (const p of [dir, out.private_key_file, out.public_key_file]) chownSync(p, uid, uid);
+  return out;
 }
 
 /** VmHWM of a process in MiB (NaN once it has exited). */
