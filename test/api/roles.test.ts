@@ -122,6 +122,10 @@ describe("roles", () => {
       body: { user_id: u.userId },
     });
     expect(un.status).toBe(200);
+    // Removal applies at once, even to the token issued before it.
+    expect((await s.api("POST", "/api/v1/groups", { token: next, body: { name: "g-late" } })).status).toBe(
+      403,
+    );
     const after = await s.login("promoted", GOOD_PASSWORD);
     expect(claimsOf(after).permissions).not.toContain("group:manage");
     expect((await s.api("POST", "/api/v1/groups", { token: after, body: { name: "g2" } })).status).toBe(403);

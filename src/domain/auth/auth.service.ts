@@ -192,9 +192,13 @@ export function createAuthService(deps: Deps) {
       throw refuse("token revoked");
     }
     active.touch(user.id);
-    const permissions = Array.isArray(verified.claims.permissions)
+    const claimed = Array.isArray(verified.claims.permissions)
       ? (verified.claims.permissions as string[])
       : [];
+    // Grants reach a user with their next token; removals apply at once: the token's
+    // permissions are cut down to what the user's roles give now.
+    const current = permissionsOf(deps.users.rolesOf(user.id));
+    const permissions = claimed.filter((p) => isSubset([p], current));
     return {
       userId: user.id,
       username: user.username,
