@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/client.ts";
@@ -56,6 +56,9 @@ export async function bootstrap(db: Db, cfg: Config, passwords: PasswordHasher, 
   const now = nowIso();
   const orgId = newId();
   const userId = newId();
+  const file = join(cfg.storage.data_dir, "initial-admin-password");
+  // Written before the admin exists: a crash in between must not leave an admin nobody can sign in as.
+  if (configured === undefined) writePrivate(file, `${password}\n`);
   db.transaction((tx) => {
     tx.insert(organizations).values({ id: orgId, name: "Default", created_at: now, updated_at: now }).run();
     const { admin } = createBuiltinRoles(tx as unknown as Db, orgId);
@@ -76,8 +79,6 @@ export async function bootstrap(db: Db, cfg: Config, passwords: PasswordHasher, 
     tx.insert(userRoles).values({ user_id: userId, role_id: admin, created_at: now }).run();
   });
   if (configured === undefined) {
-    const file = join(cfg.storage.data_dir, "initial-admin-password");
-    writeFileSync(file, `${password}\n`, { mode: 0o600 });
     // Printed once, on purpose: the operator needs it to sign in the first time.
     log.warn(
       { username: "admin", initial_password: password, file },
@@ -86,4 +87,10 @@ export async function bootstrap(db: Db, cfg: Config, passwords: PasswordHasher, 
   } else {
     log.info({ username: "admin" }, "created the first administrator with auth.initial_admin_password");
   }
+}
+
+/** A fresh file readable by its owner only (a leftover file keeps its old mode if merely overwritten). */
+function writePrivate(file: string, content: string): void {
+  rmSync(file, { force: true });
+  writeFileSync(file, content, { mode: 0o600, flag: "wx" });
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
@@ -8,6 +8,7 @@ import { organizations, roles, userRoles, users } from "../../src/db/schema.ts";
 import { hasPermission } from "../../src/domain/permissions.ts";
 import { createLogger } from "../../src/log.ts";
 import { type AtticServer, buildServer } from "../../src/server.ts";
+import { testKeys } from "../helpers/server.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "attic-first-start-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -106,6 +107,22 @@ describe("first start", () => {
       expect(me.status).toBe(200);
     } finally {
       await s.server.close();
+    }
+  });
+
+  it("replaces a leftover password file with a fresh 0600 one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "attic-first-start-"));
+    const file = join(dir, "initial-admin-password");
+    writeFileSync(file, "stale\n", { mode: 0o644 });
+    const s = await start({ ...testKeys() }, dir);
+    try {
+      expect(mode(file)).toBe(0o600);
+      const fresh = readFileSync(file, "utf8").trim();
+      expect(fresh).not.toBe("stale");
+      expect((await s.login("admin", fresh)).status).toBe(200);
+    } finally {
+      await s.server.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
