@@ -220,6 +220,8 @@ describe("files: read paths", () => {
     expect(d.headers.get("last-modified")).toBeTruthy();
     expect(d.headers.get("accept-ranges")).toBe("bytes");
     expect(d.headers.get("content-length")).toBe(String(bytes.length));
+    expect(d.headers.get("x-frame-options")).toBe("DENY");
+    expect(d.headers.get("x-request-id")).toBeTruthy();
   });
 
   it("answers 304 to If-None-Match and If-Modified-Since", async () => {
