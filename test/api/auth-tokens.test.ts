@@ -65,13 +65,21 @@ describe("auth: token attacks and refresh rotation", () => {
     expect((await profile(`${header}.${b64(claims)}.${sig}`)).status).toBe(401);
   });
 
-  it("rejects a key supplied in the header (jwk)", async () => {
+  it("rejects keys named or supplied in the header (jwk, jku, kid)", async () => {
     const attacker = await generateKeyPair("RS256");
     const jwk = await exportJWK(attacker.publicKey);
-    const token = await new SignJWT(claimsOf(pair.access_token))
-      .setProtectedHeader({ alg: "RS256", jwk })
-      .sign(attacker.privateKey);
-    expect((await profile(token)).status).toBe(401);
+    const headers = [
+      { jwk },
+      { jku: "http://127.0.0.1:1/jwks.json" },
+      { kid: "../../keys/attacker" },
+      { kid: "0" },
+    ];
+    for (const extra of headers) {
+      const token = await new SignJWT(claimsOf(pair.access_token))
+        .setProtectedHeader({ alg: "RS256", ...extra })
+        .sign(attacker.privateKey);
+      expect((await profile(token)).status, Object.keys(extra)[0]).toBe(401);
+    }
   });
 
   it("rejects an expired token, while the same forged shape with a live exp works", async () => {
