@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { accessSync, constants, readFileSync } from "node:fs";
 import { parse as parseToml } from "smol-toml";
 import { type Config, configKeys, configSchema, SECRET_KEYS } from "./schema.ts";
 
@@ -97,7 +97,27 @@ export function loadConfig(opts: LoadOptions = {}): Config {
       "invalid configuration: auth.private_key_file and auth.public_key_file must be set together",
     );
   }
+  checkReadable(cfg);
   return deepFreeze(cfg);
+}
+
+/** Files named by the configuration must be readable now, not at the first TLS handshake or login. */
+function checkReadable(cfg: Config): void {
+  const files: [string, string | undefined][] = [
+    ["server.tls_cert", cfg.server.tls_cert],
+    ["server.tls_key", cfg.server.tls_key],
+    ["auth.private_key_file", cfg.auth.private_key_file],
+    ["auth.public_key_file", cfg.auth.public_key_file],
+  ];
+  for (const [key, file] of files) {
+    if (!file) continue;
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? "unreadable";
+      throw new ConfigError(`invalid configuration: ${key}: cannot read ${file} (${code})`);
+    }
+  }
 }
 
 function deepFreeze<T>(value: T): T {

@@ -128,6 +128,18 @@ registration_enabled = true
     expect(failure({ env: { ATTIC_AUTH_PRIVATE_KEY_FILE: "/k.pem" } })).toMatch(/auth\.public_key_file/);
   });
 
+  it("refuses key and certificate files it cannot read, naming the key", () => {
+    const cert = tomlFile("not really a certificate");
+    expect(
+      failure({ env: { ATTIC_SERVER_TLS_CERT: cert, ATTIC_SERVER_TLS_KEY: "/nonexistent/key.pem" } }),
+    ).toMatch(/server\.tls_key: cannot read \/nonexistent\/key\.pem/);
+    expect(
+      failure({
+        env: { ATTIC_AUTH_PRIVATE_KEY_FILE: "/nonexistent/p.pem", ATTIC_AUTH_PUBLIC_KEY_FILE: cert },
+      }),
+    ).toMatch(/auth\.private_key_file/);
+  });
+
   it("freezes the result", () => {
     const cfg = loadConfig({ env: {} });
     expect(Object.isFrozen(cfg.server)).toBe(true);
