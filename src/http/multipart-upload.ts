@@ -41,6 +41,8 @@ export function receiveUpload(ctx: AppContext, c: Ctx): Promise<FileDto> {
       bb = busboy({
         headers: req.headers as busboy.BusboyConfig["headers"],
         defParamCharset: "utf8",
+        highWaterMark: 1 << 20,
+        fileHwm: 1 << 20,
         limits: { files: 1, fields: 20, fieldSize: 16 * 1024, parts: 30 },
       });
     } catch (err) {

@@ -87,7 +87,14 @@ export class BlobStore {
       }
     }
     try {
-      await pipeline(source, measure, createWriteStream(tempPath, { flags: "wx", mode: 0o640, flush: true }));
+      // A deep write buffer lets socket reads and disk writes overlap instead of taking turns.
+      const sink = createWriteStream(tempPath, {
+        flags: "wx",
+        mode: 0o640,
+        flush: true,
+        highWaterMark: 4 << 20,
+      });
+      await pipeline(source, measure, sink);
     } catch (err) {
       await unlink(tempPath).catch(() => {});
       throw err;
