@@ -95,9 +95,19 @@ async function serve(values: Record<string, string | boolean | undefined>): Prom
   if (unknown.length) log.warn({ variables: unknown }, "ignoring environment variables that name no setting");
   // Loaded here, not at the top: --version and --help stay fast.
   const { buildServer } = await import("./server.ts");
-  const server = await buildServer(cfg, { log });
-  const { url } = await server.listen();
-  process.stdout.write(`attic listening on ${url}\n`);
+  let server: Awaited<ReturnType<typeof buildServer>> | undefined;
+  try {
+    server = await buildServer(cfg, { log });
+    const { url } = await server.listen();
+    process.stdout.write(`attic listening on ${url}\n`);
+  } catch (err) {
+    // Address in use, data dir not writable, a bad certificate...: say so in one line, no stack.
+    log.fatal({ err }, "cannot start");
+    process.stderr.write(`attic: cannot start: ${(err as Error).message}\n`);
+    await server?.close().catch(() => {});
+    return 1;
+  }
+  const running = server;
 
   return new Promise<number>((resolveExit) => {
     let stopping = false;
@@ -106,7 +116,7 @@ async function serve(values: Record<string, string | boolean | undefined>): Prom
       stopping = true;
       log.info({ signal }, "shutting down");
       try {
-        await server.close();
+        await running.close();
         log.info("stopped");
         resolveExit(0);
       } catch (err) {

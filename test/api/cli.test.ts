@@ -136,6 +136,24 @@ describe("attic CLI", () => {
     expect(toml.stderr).toContain("listen_backlog");
   });
 
+  it("exits 1 with a one-line reason when the port is taken", async () => {
+    const first = await serve(["--data-dir", tempDir()]);
+    const r = await run([
+      "serve",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(first.port),
+      "--data-dir",
+      tempDir(),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^attic: cannot start: .*EADDRINUSE/m);
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    first.child.kill("SIGTERM");
+    expect(await first.exited).toBe(0);
+  });
+
   it("serves, then on SIGTERM finishes the in-flight request and exits 0", async () => {
     const { child, port, exited, logged } = await serve(["--data-dir", tempDir()]);
     const body = JSON.stringify({ username: "admin", password: "correct-Horse-battery-9" });
