@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createWriteStream, mkdirSync, readdirSync, rmSync } from "node:fs";
-import { mkdir, open, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { AppError } from "../errors.ts";
@@ -177,6 +177,17 @@ export class BlobStore {
       onRemoved?.();
       return true;
     });
+  }
+
+  /** Every stored blob's hash (walks blobs/ab/cd/). */
+  async *hashes(): AsyncGenerator<string> {
+    for (const a of await readdir(this.blobsDir).catch(() => [])) {
+      for (const b of await readdir(join(this.blobsDir, a)).catch(() => [])) {
+        for (const name of await readdir(join(this.blobsDir, a, b)).catch(() => [])) {
+          if (HASH.test(name)) yield name;
+        }
+      }
+    }
   }
 
   /** True when a blob of `hash` is stored. */

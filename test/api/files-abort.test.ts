@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -64,6 +64,29 @@ describe("aborted uploads leave nothing", () => {
     const form = new FormData();
     form.set("file", new Blob(["after"]), "after.txt");
     expect((await s.api("POST", "/api/v1/files", { token, body: form })).status).toBe(201);
+  });
+});
+
+describe("orphan blobs", () => {
+  it("removes blobs no row references at start-up, keeping referenced ones", async () => {
+    const first = await startServer();
+    const dir = first.dataDir;
+    const token = await first.login();
+    const form = new FormData();
+    form.set("file", new Blob(["kept"]), "kept.txt");
+    const kept = await first.api("POST", "/api/v1/files", { token, body: form });
+    await first.server.close();
+    const orphan = "ab".repeat(32);
+    mkdirSync(join(dir, "blobs", "ab", "ab"), { recursive: true });
+    writeFileSync(join(dir, "blobs", "ab", "ab", orphan), "left by a crash");
+    const second = await startServer({}, { keepDataDir: dir });
+    try {
+      await until(() => !filesIn(join(dir, "blobs")).includes(orphan), "the orphan sweep");
+      expect(filesIn(join(dir, "blobs"))).toEqual([kept.body.hash]);
+    } finally {
+      await second.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -2,8 +2,9 @@ import type { Db } from "../../db/client.ts";
 import type { Logger } from "../../log.ts";
 import { BlobStore } from "../../platform/blobstore.ts";
 import type { Metrics } from "../../platform/metrics.ts";
+import { reclaimUnused } from "./content.ts";
 import { createDirectoriesService } from "./directories.service.ts";
-import { createFilesRepo } from "./files.repo.ts";
+import { createFilesRepo, type FilesRepo } from "./files.repo.ts";
 import { createFilesService } from "./files.service.ts";
 import { createTrashService } from "./trash.service.ts";
 import { createTree } from "./tree.ts";
@@ -26,10 +27,30 @@ export function createFileServices(deps: {
   const repo = createFilesRepo(deps.db);
   const tree = createTree(deps.db, repo);
   const common = { ...deps, repo, tree, blobs };
+  void sweepOrphanBlobs(repo, blobs, deps.log);
   return {
     blobs,
     files: createFilesService(common),
     directories: createDirectoriesService(common),
     trash: createTrashService(common),
   };
+}
+
+/**
+ * Removes blobs no row references: left by a crash between a blob's rename
+ * and its row's commit. Runs in the background; uploads in flight hold
+ * their hashes, so it never races them.
+ */
+async function sweepOrphanBlobs(repo: FilesRepo, blobs: BlobStore, log: Logger): Promise<void> {
+  let removed = 0;
+  try {
+    for await (const hash of blobs.hashes()) {
+      if (repo.blobInUse(hash)) continue;
+      await reclaimUnused(repo, blobs, log, hash);
+      removed++;
+    }
+  } catch (err) {
+    log.warn({ err }, "orphan blob sweep stopped");
+  }
+  if (removed > 0) log.warn({ count: removed }, "removed blobs no file referenced");
 }
