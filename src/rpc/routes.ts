@@ -16,9 +16,22 @@ import { filesystemRpc } from "./filesystem.rpc.ts";
 import { groupsRpc } from "./groups.rpc.ts";
 import { authInterceptor, observeInterceptor } from "./interceptors.ts";
 import { playbackRpc } from "./playback.rpc.ts";
+import { registerReflection } from "./reflection.rpc.ts";
 import { searchRpc } from "./search.rpc.ts";
 import { settingsRpc } from "./settings.rpc.ts";
 import { watchedRpc } from "./watched.rpc.ts";
+
+/** Every service Attic serves, for reflection. */
+const SERVICES = [
+  FileService,
+  DirectoryService,
+  SearchService,
+  GroupService,
+  WatchedFolderService,
+  PlaybackPositionService,
+  FilesystemService,
+  SettingsService,
+];
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -60,7 +73,13 @@ export function rpcRoutes(
 ): (router: ConnectRouter) => void {
   const options = serviceOptions(ctx, limits);
   return (router) => {
-    router.service(FileService, filesRpc(ctx), options);
+    // File content is mostly compressed media already: gzipping every chunk would only burn CPU.
+    const files = filesRpc(ctx) as Record<string, unknown>;
+    for (const method of FileService.methods) {
+      const uncompressed =
+        method.name === "DownloadFile" ? { compressMinBytes: Number.MAX_SAFE_INTEGER } : {};
+      router.rpc(method, files[method.localName] as never, { ...options, ...uncompressed });
+    }
     router.service(DirectoryService, directoriesRpc(ctx), options);
     router.service(SearchService, searchRpc(ctx), options);
     router.service(GroupService, groupsRpc(ctx), options);
@@ -68,5 +87,7 @@ export function rpcRoutes(
     router.service(PlaybackPositionService, playbackRpc(ctx), options);
     router.service(FilesystemService, filesystemRpc(ctx), options);
     router.service(SettingsService, settingsRpc(ctx), options);
+    // Schema only, like /swagger/rpc: no credentials, still counted and error-mapped.
+    registerReflection(router, SERVICES, { ...options, interceptors: [observeInterceptor(ctx)] });
   };
 }

@@ -8,11 +8,16 @@ const root = resolve(import.meta.dirname, "../..");
 const buf = resolve(root, "node_modules/.bin/buf");
 
 /** Runs `buf curl` over cleartext HTTP/2 with prior knowledge and the gRPC protocol, as a user would. */
-function bufCurl(url: string, token: string, procedure: string, stdin: string): Promise<string> {
+function bufCurl(
+  url: string,
+  token: string,
+  procedure: string,
+  stdin: string,
+  schema: string[] = ["--schema", "."],
+): Promise<string> {
   const args = [
     "curl",
-    "--schema",
-    ".",
+    ...schema,
     "--http2-prior-knowledge",
     "--protocol",
     "grpc",
@@ -20,7 +25,7 @@ function bufCurl(url: string, token: string, procedure: string, stdin: string): 
     `Authorization: Bearer ${token}`,
     "-d",
     "@-",
-    `${url}/${procedure}`,
+    ...(procedure ? [`${url}/${procedure}`] : [url]),
   ];
   return new Promise((ok, fail) => {
     const child = execFile(
@@ -65,5 +70,24 @@ describe("buf curl --http2-prior-knowledge --protocol grpc", () => {
     );
     expect(chunks.length).toBeGreaterThan(1);
     expect(Buffer.compare(Buffer.concat(chunks), content)).toBe(0);
+  });
+
+  it("needs no local .proto files: server reflection lists and describes every service", async () => {
+    const listed = await bufCurl(s.url, token, "", "", ["--list-services"]);
+    expect(listed.trim().split("\n")).toEqual(
+      expect.arrayContaining([
+        "attic.v1.FileService",
+        "attic.v1.SettingsService",
+        "attic.v1.WatchedFolderService",
+      ]),
+    );
+    const answer = await bufCurl(
+      s.url,
+      token,
+      "attic.v1.SettingsService/UpdateUserSettings",
+      JSON.stringify({ settings: { via: "reflection" } }),
+      [],
+    );
+    expect(JSON.parse(answer)).toEqual({ settings: { via: "reflection" } });
   });
 });
