@@ -92,6 +92,13 @@ describe("rate limits", () => {
       expect((await from("198.51.100.1")).status).toBe(429);
       expect((await from("198.51.100.2")).status).toBe(200);
     });
+
+    it("keys on the address the proxy appended, not on what the client wrote before it", async () => {
+      const via = (forged: string) =>
+        s.api("GET", "/swagger/doc.json", { headers: { "x-forwarded-for": `${forged}, 198.51.100.7` } });
+      expect([(await via("10.0.0.1")).status, (await via("10.0.0.2")).status]).toEqual([200, 200]);
+      expect((await via("10.0.0.3")).status).toBe(429);
+    });
   });
 
   describe("credentials on public routes", () => {
