@@ -51,7 +51,7 @@ export const configSchema = z.object({
       host: z.string().min(1).default("0.0.0.0"),
       /** Listen port for REST, RPC and the web UI (0 picks a free one). */
       port: int(0, 65535).default(8080),
-      /** Take the client address from X-Forwarded-For (only behind a reverse proxy you control). */
+      /** Take the client address from X-Forwarded-For, its last entry (only behind one reverse proxy you control). */
       trust_proxy: bool.default(false),
       /** Origins allowed to call the API from a browser (CORS); others get no Allow-Origin. */
       cors_origins: stringList.default([]),
