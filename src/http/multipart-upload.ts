@@ -23,74 +23,75 @@ function parentOf(fields: Fields, c: Ctx): string | undefined {
  * length is over the limit is refused at once (413).
  */
 export function receiveUpload(ctx: AppContext, c: Ctx): Promise<FileDto> {
-  const req = c.env.incoming;
-  const type = c.req.header("content-type") ?? "";
-  if (!/^multipart\/form-data\b/i.test(type)) {
-    return Promise.reject(
-      new AppError("VALIDATION", "expected a multipart/form-data body with a `file` field"),
-    );
+  try {
+    checkEnvelope(ctx, c);
+    return parse(ctx, c, makeParser(c));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+/** Refuses what is not a multipart form, and bodies declared over the limit, before reading. */
+function checkEnvelope(ctx: AppContext, c: Ctx): void {
+  if (!/^multipart\/form-data\b/i.test(c.req.header("content-type") ?? "")) {
+    throw new AppError("VALIDATION", "expected a multipart/form-data body with a `file` field");
   }
   const max = ctx.cfg.storage.max_upload_bytes;
   const declared = Number(c.req.header("content-length") ?? Number.NaN);
   if (max > 0 && declared > max + ENVELOPE_BYTES) {
-    return Promise.reject(new AppError("PAYLOAD_TOO_LARGE", `upload exceeds ${max} bytes`));
+    throw new AppError("PAYLOAD_TOO_LARGE", `upload exceeds ${max} bytes`);
   }
-  return new Promise<FileDto>((resolve, reject) => {
-    let bb: busboy.Busboy;
-    try {
-      bb = busboy({
-        headers: req.headers as busboy.BusboyConfig["headers"],
-        defParamCharset: "utf8",
-        highWaterMark: 1 << 20,
-        fileHwm: 1 << 20,
-        limits: { files: 1, fields: 20, fieldSize: 16 * 1024, parts: 30 },
-      });
-    } catch (err) {
-      reject(new AppError("VALIDATION", "malformed multipart/form-data header", undefined, { cause: err }));
-      return;
-    }
-    const fields: Fields = {};
-    let started = false;
-    let finish!: (f: Fields) => void;
-    let fail!: (e: unknown) => void;
-    const finished = new Promise<Fields>((res, rej) => {
-      finish = res;
-      fail = rej;
-    });
-    finished.catch(() => {});
+}
 
+function makeParser(c: Ctx): busboy.Busboy {
+  try {
+    return busboy({
+      headers: c.env.incoming.headers as busboy.BusboyConfig["headers"],
+      defParamCharset: "utf8",
+      highWaterMark: 1 << 20,
+      fileHwm: 1 << 20,
+      limits: { files: 1, fields: 20, fieldSize: 16 * 1024, parts: 30 },
+    });
+  } catch (err) {
+    throw new AppError("VALIDATION", "malformed multipart/form-data header", undefined, { cause: err });
+  }
+}
+
+/** Feeds the request through busboy; the first `file` part streams into FilesService.upload. */
+function parse(ctx: AppContext, c: Ctx, bb: busboy.Busboy): Promise<FileDto> {
+  const req = c.env.incoming;
+  const fields: Fields = {};
+  let started = false;
+  const finished = Promise.withResolvers<Fields>();
+  finished.promise.catch(() => {});
+  const sha256 = (f: Fields) => c.req.header("x-content-sha256") ?? f.sha256;
+  return new Promise<FileDto>((resolve, reject) => {
     bb.on("field", (name, value) => {
       fields[name] = value;
     });
     bb.on("file", (name, stream, info) => {
-      if (name !== "file" || started) {
-        stream.resume();
-        return;
-      }
+      if (name !== "file" || started) return void stream.resume();
       started = true;
       const early = parentOf(fields, c);
       ctx.services.files
         .upload(actorOf(c), {
           name: info.filename ?? "",
           parentId: early,
-          expectedSha256: c.req.header("x-content-sha256") ?? fields.sha256,
+          expectedSha256: sha256(fields),
           source: stream,
           late: async () => {
-            const all = await finished;
-            return {
-              parentId: early ?? parentOf(all, c),
-              expectedSha256: c.req.header("x-content-sha256") ?? all.sha256,
-            };
+            const all = await finished.promise;
+            return { parentId: early ?? parentOf(all, c), expectedSha256: sha256(all) };
           },
         })
         .then(resolve, reject);
     });
     bb.on("close", () => {
-      finish(fields);
+      finished.resolve(fields);
       if (!started) reject(new AppError("VALIDATION", "the form has no `file` field"));
     });
     bb.on("error", (err) => {
-      fail(err);
+      finished.reject(err);
       if (!started)
         reject(new AppError("VALIDATION", "malformed multipart/form-data body", undefined, { cause: err }));
     });

@@ -6,6 +6,9 @@ import type { Actor } from "../actor.ts";
 import type { FileRow, FilesRepo } from "./files.repo.ts";
 import { childPath } from "./names.ts";
 
+/** Content for a copied row that has no blob of its own (a watched file ingested beforehand). */
+type BlobOf = (row: FileRow) => { hash: string; size: number } | undefined;
+
 /**
  * The rules of one organization's tree, shared by the file, directory and
  * trash operations: lookups that answer 404 for other organizations, parent
@@ -92,7 +95,7 @@ export function createTree(db: Db, repo: FilesRepo) {
     actor: Actor,
     id: string,
     to: { parentId: string | null; name?: string },
-    blobOf: (row: FileRow) => { hash: string; size: number } | undefined = () => undefined,
+    blobOf: BlobOf = () => undefined,
   ): FileRow {
     const org = actor.organizationId;
     return tx(() => {
@@ -102,38 +105,49 @@ export function createTree(db: Db, repo: FilesRepo) {
       notIntoItself(org, src, target);
       const name = to.name ?? src.name;
       nameFree(org, target?.id ?? null, name);
-      const rootPath = childPath(target?.path, name);
-      const rows = liveSubtree(org, src);
-      const ids = new Map<string, string>();
-      const now = nowIso();
-      conflictOnUnique("an item with that name already exists here", () => {
-        for (const r of rows) {
-          const newIdForRow = newId();
-          ids.set(r.id, newIdForRow);
-          const isRoot = r.id === src.id;
-          const content = r.blob_hash ? { hash: r.hash, size: r.size } : blobOf(r);
-          if (r.type !== "directory" && !content)
-            throw new AppError("VALIDATION", `cannot copy ${r.path}: no content`);
-          repo.insert({
-            id: newIdForRow,
-            organization_id: org,
-            owner_id: actor.userId,
-            parent_id: isRoot ? (target?.id ?? null) : (ids.get(r.parent_id ?? "") ?? null),
-            name: isRoot ? name : r.name,
-            path: rootPath + r.path.slice(src.path.length),
-            type: r.type === "symlink" ? "file" : r.type,
-            size: r.type === "directory" ? 0 : (content?.size ?? 0),
-            mime_type: r.mime_type,
-            hash: r.type === "directory" ? "" : (content?.hash ?? ""),
-            blob_hash: r.type === "directory" ? null : (content?.hash ?? null),
-            created_at: now,
-            updated_at: now,
-            accessed_at: now,
-          });
-        }
-      });
-      return repo.get(org, ids.get(src.id) as string) as FileRow;
+      const plan = { src, name, parentId: target?.id ?? null, path: childPath(target?.path, name) };
+      const rootId = conflictOnUnique("an item with that name already exists here", () =>
+        insertCopies(actor, liveSubtree(org, src), plan, blobOf),
+      );
+      return repo.get(org, rootId) as FileRow;
     });
+  }
+
+  /** Inserts copies of `rows` (parents first) under the plan's new root; returns the new root's id. */
+  function insertCopies(
+    actor: Actor,
+    rows: readonly FileRow[],
+    plan: { src: FileRow; name: string; parentId: string | null; path: string },
+    blobOf: BlobOf,
+  ): string {
+    const ids = new Map<string, string>();
+    const now = nowIso();
+    for (const r of rows) {
+      const isRoot = r.id === plan.src.id;
+      const dir = r.type === "directory";
+      const content = dir ? undefined : r.blob_hash ? { hash: r.hash, size: r.size } : blobOf(r);
+      if (!dir && !content)
+        throw new AppError("VALIDATION", `cannot copy ${r.path}: its content is unavailable`);
+      const copyId = newId();
+      ids.set(r.id, copyId);
+      repo.insert({
+        id: copyId,
+        organization_id: actor.organizationId,
+        owner_id: actor.userId,
+        parent_id: isRoot ? plan.parentId : (ids.get(r.parent_id ?? "") ?? null),
+        name: isRoot ? plan.name : r.name,
+        path: plan.path + r.path.slice(plan.src.path.length),
+        type: dir ? "directory" : "file",
+        size: content?.size ?? 0,
+        mime_type: r.mime_type,
+        hash: content?.hash ?? "",
+        blob_hash: content?.hash ?? null,
+        created_at: now,
+        updated_at: now,
+        accessed_at: now,
+      });
+    }
+    return ids.get(plan.src.id) as string;
   }
 
   /** The live rows of `root`'s subtree, parents before children (a deleted directory hides its subtree). */
