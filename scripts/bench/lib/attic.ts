@@ -69,11 +69,13 @@ export function waitListening(child: ChildProcess, timeoutMs = 60_000): Promise<
       }
     });
     // Attic's warn/error logs go to a file beside the data: a benchmark's own output stays readable.
-    const log = createWriteStream(join(WORK, `attic-${child.pid}.log`));
-    child.stderr?.pipe(log);
+    const logFile = join(WORK, `attic-${child.pid}.log`);
+    child.stderr?.pipe(createWriteStream(logFile));
+    let errTail = "";
+    child.stderr?.on("data", (d: Buffer) => (errTail = (errTail + d.toString()).slice(-2000)));
     child.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`attic exited (${code}) before listening: ${out}`));
+      reject(new Error(`attic exited (${code}) before listening (log ${logFile}): ${out}${errTail}`));
     });
   });
 }
