@@ -1,5 +1,5 @@
-import { constants } from "node:fs";
-import { type FileHandle, lstat, open, readdir, readlink, realpath, stat } from "node:fs/promises";
+import { constants, statSync } from "node:fs";
+import { type FileHandle, lstat, open, readdir, readlink, realpath, stat, statfs } from "node:fs/promises";
 import { isAbsolute, normalize, sep } from "node:path";
 
 /**
@@ -83,6 +83,30 @@ export interface FileFacts {
 export async function fileFacts(abs: string): Promise<FileFacts | undefined> {
   const st = await stat(abs);
   return st.isFile() ? { size: st.size, mtimeMs: Math.trunc(st.mtimeMs) } : undefined;
+}
+
+/** Like fileFacts, synchronously: ~4x cheaper in CPU, for local file systems only (see isNetworkFs). */
+export function fileFactsSync(abs: string): FileFacts | undefined {
+  const st = statSync(abs);
+  return st.isFile() ? { size: st.size, mtimeMs: Math.trunc(st.mtimeMs) } : undefined;
+}
+
+// statfs magic numbers of file systems whose calls may hang or be slow: NFS, SMB/CIFS, FUSE (sshfs, rclone, ntfs-3g), Ceph, AFS, Coda, NCP, 9p.
+const REMOTE_FS = new Set([
+  0x6969, 0x517b, 0xff534d42, 0xfe534d42, 0x65735546, 0x00c36400, 0x5346414f, 0x73757245, 0x564c, 0x01021997,
+]);
+
+/**
+ * True when `path` lives on a network or FUSE file system: there a stat may
+ * block for seconds, so callers must never make it on the event loop.
+ * Unknown answers count as remote.
+ */
+export async function isNetworkFs(path: string): Promise<boolean> {
+  try {
+    return REMOTE_FS.has((await statfs(path)).type);
+  } catch {
+    return true;
+  }
 }
 
 /** Directory mtime (ms, truncated) or undefined when `abs` is not a directory (lstat: links are not followed). */

@@ -2,9 +2,9 @@ import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { folders, hostTree, waitFor } from "./watched.helpers.ts";
+import { folders, hostTree, waitFor, write } from "./watched.helpers.ts";
 
-describe("serving watched files from the host", () => {
+describe("serving watched files from the host, and rescans (live watching off)", () => {
   let s: TestServer;
   let token: string;
   let root: string;
@@ -12,6 +12,7 @@ describe("serving watched files from the host", () => {
   let folderId: string;
   const ids: Record<string, string> = {};
   const video = Buffer.alloc(100_000, 7);
+  const roots: string[] = [];
 
   beforeAll(async () => {
     // Live watching off: this file checks serving, so the index must not follow the swaps made below.
@@ -32,6 +33,7 @@ describe("serving watched files from the host", () => {
     await s.close();
     rmSync(root, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });
+    for (const r of roots) rmSync(r, { recursive: true, force: true });
   });
 
   it("downloads, previews and streams with ranges straight from the host path", async () => {
@@ -63,6 +65,22 @@ describe("serving watched files from the host", () => {
     rmSync(join(root, "notes"));
     renameSync(join(root, "notes-real"), join(root, "notes"));
     expect((await s.api("GET", `/api/v1/files/${id}/download`, { token })).text).toBe("hello from the host");
+  });
+
+  it("skips unchanged directories on rescans and stats everything on a full one", async () => {
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 5; d++) for (let i = 0; i < 4; i++) files[`d${d}/f${i}.txt`] = `${d}${i}`;
+    const root = hostTree(files);
+    roots.push(root);
+    const f = folders(s, token);
+    const { body } = await f.create({ name: "Rescan", path: root });
+    expect((await f.settled(body.id)).files_seen).toBe(20);
+    expect((await f.rescan(body.id)).files_seen).toBe(0);
+    write(root, "d3/extra.txt", "e");
+    const after = await f.rescan(body.id);
+    expect(after.files_seen).toBe(5); // only d3 was read
+    expect(after.files_indexed).toBe(21);
+    expect((await f.rescan(body.id, true)).files_seen).toBe(21);
   });
 
   it("keeps rows read-only", async () => {

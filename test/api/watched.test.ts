@@ -153,20 +153,6 @@ describe("watched folders", () => {
     expect(keep.body.total).toBe(4);
   });
 
-  it("skips unchanged directories on rescans and stats everything on a full one", async () => {
-    const files: Record<string, string> = {};
-    for (let d = 0; d < 5; d++) for (let i = 0; i < 4; i++) files[`d${d}/f${i}.txt`] = `${d}${i}`;
-    const root = tree(files);
-    const { body } = await f.create({ name: "Rescan", path: root });
-    expect((await f.settled(body.id)).files_seen).toBe(20);
-    expect((await f.rescan(body.id)).files_seen).toBe(0);
-    write(root, "d3/extra.txt", "e");
-    const after = await f.rescan(body.id);
-    expect(after.files_seen).toBe(5); // only d3 was read
-    expect(after.files_indexed).toBe(21);
-    expect((await f.rescan(body.id, true)).files_seen).toBe(21);
-  });
-
   it("marks entries offline when the drive disappears and brings them back", async () => {
     const root = tree({ "show/ep1.mkv": "one", "show/ep2.mkv": "two" });
     const { body } = await f.create({ name: "Drive", path: root });

@@ -1,5 +1,3 @@
-import { basename } from "node:path";
-
 /**
  * Builds the test for names never indexed in watched folders: the configured
  * patterns (`*` matches any run of characters, e.g. `.Trash-*`), and names
@@ -16,9 +14,4 @@ export function excluder(patterns: readonly string[], includeDotfiles: boolean):
   }
   return (name) =>
     (!includeDotfiles && name.startsWith(".")) || exact.has(name) || globs.some((g) => g.test(name));
-}
-
-/** The same test applied to the last segment of an absolute path. */
-export function pathExcluder(excluded: (name: string) => boolean): (path: string) => boolean {
-  return (path) => excluded(basename(path));
 }

@@ -1,11 +1,11 @@
-import { dirname, relative } from "node:path";
+import { dirname } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import type { Logger } from "../../log.ts";
-import { listDir, realDir } from "../../platform/hostfs.ts";
+import { isNetworkFs, listDir, realDir } from "../../platform/hostfs.ts";
 import { nowIso } from "../../platform/ids.ts";
 import type { Metrics } from "../../platform/metrics.ts";
-import { maxUserWatches, type TreeWatch, watchTree } from "../../platform/watcher.ts";
-import { excluder, pathExcluder } from "./exclude.ts";
+import { type DirWatch, maxUserWatches, watchDirs } from "../../platform/watcher.ts";
+import { excluder } from "./exclude.ts";
 import { hashPending } from "./hasher.ts";
 import { type DirTask, newStats, type ScanStats, syncTree } from "./scanner.ts";
 import type { FolderProgress, WatchedFolderRow, WatchedRepo } from "./watched.repo.ts";
@@ -30,7 +30,9 @@ interface FolderState {
   status: string;
   message: string | null;
   root?: string;
-  watch?: TreeWatch;
+  /** The root is on a local file system (stats may run synchronously). */
+  local: boolean;
+  watch?: DirWatch;
   pollTimer?: NodeJS.Timeout;
   pollReason?: string;
   probeTimer?: NodeJS.Timeout;
@@ -57,6 +59,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
         abort: new AbortController(),
         status: "idle",
         message: null,
+        local: false,
         hashing: false,
       };
       states.set(id, st);
@@ -110,7 +113,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
   }
 
   async function goOffline(st: FolderState, message: string): Promise<void> {
-    await stopLive(st);
+    stopLive(st);
     repo.setOffline(st.id, true);
     setStatus(st, "offline", message);
     st.probeTimer ??= setInterval(() => void probe(st), Math.min(OFFLINE_PROBE_MS, cfg.poll_interval * 1000));
@@ -135,43 +138,40 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     st.probeTimer = undefined;
     if (st.status === "offline" || row.status === "offline") repo.setOffline(st.id, false);
     st.root = root;
-    const started = nowIso();
-    setStatus(st, "scanning", null, { last_scan_started_at: started, files_seen: 0, scan_errors: 0 });
+    st.local = !(await isNetworkFs(root));
+    setStatus(st, "scanning", null, { last_scan_started_at: nowIso(), files_seen: 0, scan_errors: 0 });
     const stats = newStats();
     const t0 = performance.now();
     const rate = () => stats.filesSeen / Math.max((performance.now() - t0) / 1000, 0.001);
+    const progress = () => ({ files_seen: stats.filesSeen, scan_errors: stats.errors, scan_rate: rate() });
     const reporter = setInterval(() => {
-      repo.updateFolder(st.id, { files_seen: stats.filesSeen, scan_errors: stats.errors, scan_rate: rate() });
+      repo.updateFolder(st.id, progress());
       metrics.watchedScanRate.set({ folder: st.id }, rate());
     }, 1000);
     try {
       const task: DirTask = { rel: "", ...mount, isNew: false };
-      await syncTree(repo, target(row, root), [task], scanOptions(st, stats, full, "all"));
+      await syncTree(repo, target(st, row, root), [task], scanOptions(st, stats, full, "all"));
     } finally {
       clearInterval(reporter);
     }
     metrics.watchedScanRate.set({ folder: st.id }, rate());
     record(stats);
-    repo.updateFolder(st.id, {
-      files_seen: stats.filesSeen,
-      scan_errors: stats.errors,
-      scan_rate: rate(),
-      files_indexed: repo.countFiles(st.id),
-      last_scan_finished_at: nowIso(),
-    });
+    const files_indexed = repo.countFiles(st.id);
+    repo.updateFolder(st.id, { ...progress(), files_indexed, last_scan_finished_at: nowIso() });
     log.info(
       { folder: st.id, ...stats, seconds: (performance.now() - t0) / 1000, full },
       "watched folder scanned",
     );
-    await ensureLive(st, root);
+    await ensureLive(st, row, root);
     kickHasher(st, root);
   }
 
-  const target = (row: WatchedFolderRow, root: string) => ({
+  const target = (st: FolderState, row: WatchedFolderRow, root: string) => ({
     folderId: row.id,
     organizationId: row.organization_id,
     ownerId: row.created_by,
     root,
+    local: st.local,
   });
   const scanOptions = (st: FolderState, stats: ScanStats, full: boolean, recurse: "all" | "new") => ({
     full,
@@ -179,6 +179,10 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     excluded,
     signal: st.abort.signal,
     stats,
+    onDir: (event: "add" | "remove", rel: string) => {
+      if (event === "remove") st.watch?.remove(rel);
+      else if (st.watch) addWatches(st, [rel]);
+    },
   });
   const record = (stats: ScanStats) => {
     metrics.watchedFilesIndexed.inc(stats.indexed);
@@ -186,28 +190,49 @@ export function createWatchRuntime(deps: RuntimeDeps) {
   };
 
   /** Starts the live watch, or the polling fallback when watching is off, too costly or failing. */
-  async function ensureLive(st: FolderState, root: string): Promise<void> {
+  async function ensureLive(st: FolderState, row: WatchedFolderRow, root: string): Promise<void> {
     if (st.watch) return setStatus(st, "watching", null);
     if (st.pollTimer) return setStatus(st, "polling", st.pollReason ?? null);
     if (!cfg.live) return startPolling(st, "live watching is off (watch.live = false)");
-    const dirs = repo.countDirs(st.id);
+    const dirs = repo.dirRels(st.id);
     const max = maxUserWatches();
-    if (max !== undefined && dirs > max * WATCH_BUDGET) {
-      return startPolling(
-        st,
-        `${dirs} directories exceed the inotify budget (${max}); raise fs.inotify.max_user_watches`,
-      );
+    if (max !== undefined && dirs.length > max * WATCH_BUDGET) {
+      const why = `${dirs.length} directories exceed the inotify budget (${max}); raise fs.inotify.max_user_watches`;
+      return startPolling(st, why);
     }
-    st.watch = watchTree(root, {
-      ignored: pathExcluder(excluded),
+    st.watch = watchDirs(root, {
       debounceMs: cfg.debounce * 1000,
-      onChanges: (paths) => void enqueue(st, () => runSync(st, paths)),
-      onError: (err) => {
-        log.warn({ err, folder: st.id }, "watching a folder failed; falling back to periodic rescans");
-        void stopLive(st).then(() => startPolling(st, `live watching failed (${err.code ?? err.message})`));
-      },
+      onChanges: (changed) => void enqueue(st, () => runSync(st, changed)),
+      onError: (err) => watchFailed(st, err),
     });
+    if (!addWatches(st, dirs)) return;
     setStatus(st, "watching", null);
+    // Changes made while the first scan ran, before the watches existed: a quick pass over changed directories.
+    const mount = repo.mountRow(st.id);
+    if (mount)
+      await syncTree(
+        repo,
+        target(st, row, root),
+        [{ rel: "", ...mount, isNew: false }],
+        scanOptions(st, newStats(), false, "all"),
+      );
+  }
+
+  /** Adds watches; on a refusal (ENOSPC: the kernel's budget is spent) falls back to polling. */
+  function addWatches(st: FolderState, rels: string[]): boolean {
+    try {
+      for (const rel of rels) st.watch?.add(rel);
+      return true;
+    } catch (err) {
+      watchFailed(st, err as NodeJS.ErrnoException);
+      return false;
+    }
+  }
+
+  function watchFailed(st: FolderState, err: NodeJS.ErrnoException): void {
+    log.warn({ err, folder: st.id }, "watching a folder failed; falling back to periodic rescans");
+    stopLive(st);
+    startPolling(st, `live watching failed (${err.code ?? err.message})`);
   }
 
   function startPolling(st: FolderState, message: string): void {
@@ -218,25 +243,23 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     setStatus(st, "polling", st.pollReason);
   }
 
-  async function stopLive(st: FolderState): Promise<void> {
+  function stopLive(st: FolderState): void {
     clearInterval(st.pollTimer);
     st.pollTimer = undefined;
-    const w = st.watch;
+    st.watch?.close();
     st.watch = undefined;
-    await w?.close();
   }
 
-  /** Re-reads the directories holding changed paths (new subdirectories in full). */
-  async function runSync(st: FolderState, paths: Set<string>): Promise<void> {
+  /** Re-reads directories whose entries changed (new subdirectories in full). */
+  async function runSync(st: FolderState, changed: Set<string>): Promise<void> {
     const row = repo.getById(st.id);
-    if (!row || !st.root) return;
+    if (!row || !st.root || !st.watch) return;
     const root = await presentRoot(st, row);
     if (!root) return;
     const tasks = new Map<string, DirTask>();
-    for (const p of paths) {
-      const rel = relative(root, p);
-      if (rel.startsWith("..")) continue;
-      for (let dir = parentRel(rel); ; dir = parentRel(dir)) {
+    for (const rel of changed) {
+      // The nearest directory still indexed: a removed directory is noticed by its parent.
+      for (let dir = rel; ; dir = parentRel(dir)) {
         const found = repo.byRel(st.id, dir);
         if (found?.type === "directory") {
           tasks.set(dir, { rel: dir, id: found.id, path: found.path, knownMtime: null, isNew: false });
@@ -246,7 +269,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       }
     }
     const stats = newStats();
-    await syncTree(repo, target(row, root), [...tasks.values()], scanOptions(st, stats, true, "new"));
+    await syncTree(repo, target(st, row, root), [...tasks.values()], scanOptions(st, stats, true, "new"));
     record(stats);
     repo.updateFolder(st.id, { files_indexed: repo.countFiles(st.id) });
     kickHasher(st, root);
@@ -275,7 +298,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     if (!st) return;
     st.abort.abort();
     clearInterval(st.probeTimer);
-    await stopLive(st);
+    stopLive(st);
     await st.chain;
     states.delete(id);
   }

@@ -1,7 +1,15 @@
 import { join } from "node:path";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { lookup } from "mime-types";
-import { confinedLinkTarget, dirMtime, type FileFacts, fileFacts, listDir } from "../../platform/hostfs.ts";
+import type { HostEntry } from "../../platform/hostfs.ts";
+import {
+  confinedLinkTarget,
+  dirMtime,
+  type FileFacts,
+  fileFacts,
+  fileFactsSync,
+  listDir,
+} from "../../platform/hostfs.ts";
 import { newId, nowIso } from "../../platform/ids.ts";
 import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
 
@@ -17,6 +25,8 @@ export interface ScanTarget {
   ownerId: string | null;
   /** Real path of the host root. */
   root: string;
+  /** Local file system: stats run synchronously (cheap, never hang); remote ones go through the thread pool. */
+  local: boolean;
 }
 
 /** A directory to visit: its row and what the index last knew of it. */
@@ -48,6 +58,8 @@ export interface ScanOptions {
   excluded: (name: string) => boolean;
   signal?: AbortSignal;
   stats: ScanStats;
+  /** Told of directories that appeared (to watch them) and disappeared (to stop). */
+  onDir?: (event: "add" | "remove", rel: string) => void;
 }
 
 export const newStats = (): ScanStats => ({
@@ -128,6 +140,7 @@ async function syncDir(
   if (mtime === undefined) {
     // Gone (or replaced by a link or a file) since its parent was read: drop it.
     if (task.rel !== "") writer.push(() => repo.deleteSubtree(target.folderId, task.rel));
+    opts.onDir?.("remove", task.rel);
     return [];
   }
   const existing = task.isNew ? [] : repo.children(target.organizationId, task.id);
@@ -135,7 +148,7 @@ async function syncDir(
     opts.stats.dirsSkipped++;
     return opts.recurse === "all" ? existing.filter(isDir).map((row) => childTask(task, row)) : [];
   }
-  const entries = await readEntries(abs, target.root, opts);
+  const entries = await readEntries(abs, target, opts);
   if (!entries) return [];
   const byName = new Map(existing.map((row) => [row.name, row]));
   const subdirs: DirTask[] = [];
@@ -143,12 +156,17 @@ async function syncDir(
     const row = byName.get(entry.name);
     if (entry.kind === "skip") continue;
     byName.delete(entry.name);
-    if (entry.kind !== "file") subdirs.push(dirEntry(repo, writer, target, task, entry.name, row));
-    else if (fileEntry(repo, writer, target, task, entry.name, entry.facts, row)) opts.stats.indexed++;
+    if (entry.kind !== "file") {
+      const sub = dirEntry(repo, writer, target, task, entry.name, row);
+      if (sub.isNew) opts.onDir?.("add", sub.rel);
+      subdirs.push(sub);
+    } else if (fileEntry(repo, writer, target, task, entry.name, entry.facts, row)) opts.stats.indexed++;
   }
   // Rows whose entry vanished, or became something never indexed (a FIFO, an escaping link).
   for (const gone of byName.values()) {
-    writer.push(() => repo.deleteSubtree(target.folderId, relOf(task, gone.name)));
+    const rel = relOf(task, gone.name);
+    writer.push(() => repo.deleteSubtree(target.folderId, rel));
+    if (isDir(gone)) opts.onDir?.("remove", rel);
   }
   // Stored after the children: an interrupted scan leaves the old mtime, so the next one redoes this directory.
   writer.push(() => repo.setDirMtime(task.id, mtime));
@@ -163,7 +181,11 @@ type Resolved = { name: string; kind: "dir" | "skip" } | { name: string; kind: "
  * and links to regular files inside the root (with size and mtime), nothing
  * else. Undefined when the directory cannot be read (counted as an error).
  */
-async function readEntries(abs: string, root: string, opts: ScanOptions): Promise<Resolved[] | undefined> {
+async function readEntries(
+  abs: string,
+  target: ScanTarget,
+  opts: ScanOptions,
+): Promise<Resolved[] | undefined> {
   let listing: Awaited<ReturnType<typeof listDir>>;
   try {
     listing = await listDir(abs);
@@ -174,21 +196,45 @@ async function readEntries(abs: string, root: string, opts: ScanOptions): Promis
   opts.stats.dirsRead++;
   opts.stats.errors += listing.badNames;
   const wanted = listing.entries.filter((e) => !opts.excluded(e.name));
-  return mapLimit(wanted, STAT_CONCURRENCY, async (e): Promise<Resolved> => {
-    if (e.kind === "dir") return { name: e.name, kind: "dir" };
+  const out: Resolved[] = [];
+  const links: HostEntry[] = [];
+  for (const [i, e] of wanted.entries()) {
+    if (e.kind === "dir") out.push({ name: e.name, kind: "dir" });
+    else if (e.kind === "symlink") links.push(e);
+    else if (e.kind === "file" && target.local)
+      out.push(statEntry(e.name, () => fileFactsSync(join(abs, e.name)), opts));
+    else if (e.kind === "file") links.push(e);
+    // Sync stats on a local disk cost ~3 µs each; yield now and then so a huge directory never holds the loop.
+    if (i % 512 === 511) await yieldToLoop();
+  }
+  const slow = await mapLimit(links, STAT_CONCURRENCY, async (e): Promise<Resolved> => {
     const full = join(abs, e.name);
-    const kind = e.kind === "symlink" ? await confinedLinkTarget(full, root) : e.kind;
+    const kind = e.kind === "symlink" ? await confinedLinkTarget(full, target.root) : e.kind;
     if (kind !== "file") return { name: e.name, kind: "skip" };
-    try {
-      const facts = await fileFacts(full);
-      if (!facts) return { name: e.name, kind: "skip" };
-      opts.stats.filesSeen++;
-      return { name: e.name, kind: "file", facts };
-    } catch {
-      opts.stats.errors++;
-      return { name: e.name, kind: "skip" };
-    }
+    const facts = await fileFacts(full).catch(() => null);
+    return statEntry(
+      e.name,
+      () => {
+        if (facts === null) throw new Error("stat failed");
+        return facts;
+      },
+      opts,
+    );
   });
+  return out.concat(slow);
+}
+
+/** Resolves one file entry with `facts` (throws on a failed stat); errors are counted, not thrown. */
+function statEntry(name: string, facts: () => FileFacts | undefined, opts: ScanOptions): Resolved {
+  try {
+    const f = facts();
+    if (!f) return { name, kind: "skip" };
+    opts.stats.filesSeen++;
+    return { name, kind: "file", facts: f };
+  } catch {
+    opts.stats.errors++;
+    return { name, kind: "skip" };
+  }
 }
 
 function dirEntry(

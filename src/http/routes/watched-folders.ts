@@ -76,8 +76,8 @@ const remove = route({
 const scan = route({
   method: "post",
   path: "/watched-folders/{id}/scan",
-  summary: "Queue a rescan (unchanged directories are skipped unless `full`)",
-  request: { params: IdParam, query: ScanInput },
+  summary: "Queue a rescan (unchanged directories are skipped unless `full`, in the query or a JSON body)",
+  request: { params: IdParam, query: ScanInput, body: { ...json(ScanInput), required: false } },
   responses: {
     202: { description: "Queued", ...json(WatchedFolderSchema) },
     ...errorResponses(400, 401, 403, 404, 429),
