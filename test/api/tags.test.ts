@@ -142,4 +142,35 @@ describe("tags", () => {
     expect((await api("POST", `/files/${file}/tags`, { tag_id: mine.id }, reader.token)).status).toBe(403);
     expect((await s.api("GET", "/api/v1/tags")).status).toBe(401);
   });
+
+  it("documents the tag and search routes in the OpenAPI document", async () => {
+    const doc = (await s.api("GET", "/swagger/doc.json")).body;
+    for (const path of [
+      "/api/v1/tags",
+      "/api/v1/tags/{id}",
+      "/api/v1/files/{id}/tags",
+      "/api/v1/files/{id}/tags/{tagId}",
+    ]) {
+      expect(doc.paths[path], path).toBeDefined();
+    }
+    const params = doc.paths["/api/v1/search"].get.parameters.map((p: { name: string }) => p.name);
+    expect(params).toEqual(
+      expect.arrayContaining([
+        "q",
+        "path",
+        "type",
+        "tags",
+        "min_size",
+        "max_size",
+        "start_date",
+        "end_date",
+        "limit",
+        "offset",
+        "sort_by",
+        "sort_order",
+      ]),
+    );
+    expect(doc.components.schemas.SearchResult.properties).toHaveProperty("total_pages");
+    expect(doc.components.schemas.Tag.properties).toHaveProperty("color");
+  });
 });
