@@ -5,7 +5,7 @@
  * serve). Run as `npm run build:web`; the single-executable build imports
  * `buildWeb()` and embeds the files the manifest lists.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -48,7 +48,8 @@ export async function buildWeb(opts: { outDir?: string; minify?: boolean } = {})
   const template = readFileSync(join(ROOT, "web/index.html"), "utf8");
   const html = template.replace("%APP_JS%", `/${js}`).replace("%APP_CSS%", `/${css}`);
   writeFileSync(join(outDir, "index.html"), html);
-  const files = ["index.html", ...outputs.filter((p) => !p.endsWith(".js.map"))]
+  copyFileSync(join(ROOT, "web/favicon.svg"), join(outDir, "assets/favicon.svg"));
+  const files = ["index.html", "assets/favicon.svg", ...outputs.filter((p) => !p.endsWith(".js.map"))]
     .map((p) => p.split("\\").join("/"))
     .filter((p) => !(p.startsWith("assets/style-") && p.endsWith(".js")));
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify({ files }, null, 2)}\n`);

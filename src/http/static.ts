@@ -1,43 +1,33 @@
-import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { MiddlewareHandler } from "hono";
+import { readAsset } from "../platform/assets.ts";
 import type { Env } from "./env.ts";
 
 /**
  * The bundled browser UI (web/dist, built by scripts/build-web.ts).
  *
  * Every byte the UI serves goes through `readWebAsset()` and every servable
- * name is listed by `webAssetManifest()`: the single-executable build swaps
- * these two for embedded SEA assets, nothing else here reads the disk.
+ * name is listed by `webAssetManifest()` (web/dist/manifest.json, written by
+ * the build); both read through `readAsset()`, so the single executable
+ * serves its embedded copy and a checkout serves the files on disk.
  */
 
-let distDir: string | undefined;
-let manifestCache: { files: readonly string[] } | undefined;
+let manifestCache: readonly string[] | undefined;
 
-function webDist(): string {
-  distDir ??= fileURLToPath(new URL("../../web/dist/", import.meta.url));
-  return distDir;
-}
-
-/** Names (relative, `/`-separated) of the UI files; empty when the UI is not built. */
+/** Names (relative to web/dist, `/`-separated) of the UI files; empty when the UI is not built. */
 export function webAssetManifest(): readonly string[] {
   if (!manifestCache) {
-    const file = `${webDist()}manifest.json`;
-    if (!existsSync(file)) return [];
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as { files?: unknown };
-    manifestCache = { files: Array.isArray(parsed.files) ? parsed.files.map(String) : [] };
+    const raw = readAsset("web/dist/manifest.json");
+    if (!raw) return [];
+    const parsed = JSON.parse(raw.toString("utf8")) as { files?: unknown };
+    manifestCache = Array.isArray(parsed.files) ? parsed.files.map(String) : [];
   }
-  return manifestCache.files;
+  return manifestCache;
 }
 
-/** Bytes of one UI file named in the manifest; undefined for anything else (no path is ever joined from input). */
+/** Bytes of one UI file named in the manifest; undefined for anything else (no path is ever built from input). */
 export function readWebAsset(name: string): Uint8Array | undefined {
   if (!webAssetManifest().includes(name)) return undefined;
-  try {
-    return readFileSync(`${webDist()}${name}`);
-  } catch {
-    return undefined;
-  }
+  return readAsset(`web/dist/${name}`);
 }
 
 const TYPES: Record<string, string> = {

@@ -43,7 +43,7 @@ export function Users() {
   };
   const setActive = async (u: User, active: boolean) => {
     try {
-      await api("PATCH", `/users/${encodeURIComponent(u.id)}`, { body: { is_active: active } });
+      await api("PUT", `/users/${encodeURIComponent(u.id)}`, { body: { is_active: active } });
       reload();
     } catch (err) {
       toast(messageOf(err), "error");

@@ -9,15 +9,20 @@ import { PathInput } from "./PathInput.tsx";
 
 /** A status word for the badge: watching, polling, offline, scanning or error. */
 function statusOf(w: WatchedFolder): string {
-  return String(w.status ?? w.state ?? w.mode ?? "unknown");
+  return String(w.status ?? "unknown");
 }
 
-/** Numbers of the current or last scan, whatever the server reports (files seen, indexed, errors). */
-function scanFigures(w: WatchedFolder): [string, unknown][] {
-  const s = (w.scan ?? w.progress ?? {}) as Record<string, unknown>;
-  return Object.entries(s).filter(
-    ([, v]) => typeof v === "number" || typeof v === "string" || typeof v === "boolean",
-  );
+/** Figures of the running or last scan, as the server reports them on the record. */
+function scanFigures(w: WatchedFolder): [string, string][] {
+  const out: [string, string][] = [];
+  const n = (k: string) => (typeof w[k] === "number" ? (w[k] as number) : undefined);
+  if (n("files_seen") !== undefined) out.push(["seen", n("files_seen")!.toLocaleString()]);
+  if (n("files_indexed") !== undefined) out.push(["indexed", n("files_indexed")!.toLocaleString()]);
+  if (n("scan_errors")) out.push(["errors", n("scan_errors")!.toLocaleString()]);
+  if (n("scan_rate")) out.push(["rate", `${Math.round(n("scan_rate")!).toLocaleString()} files/s`]);
+  const finished = w.last_scan_finished_at;
+  if (typeof finished === "string") out.push(["last scan", formatDate(finished)]);
+  return out;
 }
 
 /** Watched folders: host directories mounted read-only into the tree, with their scan status. */
@@ -31,16 +36,13 @@ export function WatchedFolders() {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const load = () =>
-      api<{ watched_folders?: WatchedFolder[]; folders?: WatchedFolder[] } | WatchedFolder[]>(
-        "GET",
-        "/watched-folders",
-      )
+      api<{ folders?: WatchedFolder[] } | WatchedFolder[]>("GET", "/watched-folders")
         .then((r) => {
-          const items = Array.isArray(r) ? r : (r.watched_folders ?? r.folders ?? []);
+          const items = Array.isArray(r) ? r : (r.folders ?? []);
           setList(items);
           setError(undefined);
           // Poll while a scan runs so the figures move.
-          if (items.some((w) => /scan|index/i.test(statusOf(w)))) timer = setTimeout(load, 2000);
+          if (items.some((w) => statusOf(w) === "scanning")) timer = setTimeout(load, 2000);
         })
         .catch((e) => setError(messageOf(e)));
     void load();
@@ -106,17 +108,11 @@ export function WatchedFolders() {
               {scanFigures(w).map(([k, v]) => (
                 <div key={k}>
                   <dt>{k.replace(/_/g, " ")}</dt>
-                  <dd>{String(v)}</dd>
+                  <dd>{v}</dd>
                 </div>
               ))}
-              {w.last_scan_at ? (
-                <div>
-                  <dt>last scan</dt>
-                  <dd>{formatDate(w.last_scan_at)}</dd>
-                </div>
-              ) : null}
             </dl>
-            {w.last_error ? <p class="warn small">{w.last_error}</p> : null}
+            {w.status_message ? <p class="warn small">{w.status_message}</p> : null}
             <div class="row end">
               {w.directory_id ? (
                 <a class="btn" href={folderUrl(w.directory_id)} onClick={linkClick}>

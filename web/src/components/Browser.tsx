@@ -82,6 +82,7 @@ export function Browser({ dirId }: { dirId: string | undefined }) {
         sort={sort}
         setSort={setSort}
         count={folder.total}
+        loaded={folder.files.length}
         loading={folder.loading}
         readOnly={!writable || !!here?.read_only}
       />

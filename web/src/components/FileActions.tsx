@@ -125,6 +125,7 @@ export function FileActions(p: {
   sort: Sort;
   setSort(s: Sort): void;
   count: number;
+  loaded: number;
   loading: boolean;
   readOnly: boolean;
 }) {
@@ -168,7 +169,7 @@ export function FileActions(p: {
                 hidden
                 onChange={picked}
                 aria-label="Choose a folder to upload"
-                {...{ webkitdirectory: "" }}
+                {...{ webkitdirectory: true }}
               />
             </>
           )}

@@ -98,8 +98,11 @@ export function FileView(p: FileViewProps) {
     const f = p.files[i]!;
     const top = Math.floor(i / cols) * rowH;
     const left = p.mode === "grid" ? `${((i % cols) * 100) / cols}%` : "0";
-    const style: Record<string, string | number> =
-      p.mode === "grid" ? { top, left, width: `${100 / cols}%`, height: rowH } : { top, height: rowH };
+    // Preact 11 adds no "px": lengths are strings.
+    const style: Record<string, string> =
+      p.mode === "grid"
+        ? { top: `${top}px`, left, width: `${100 / cols}%`, height: `${rowH}px` }
+        : { top: `${top}px`, height: `${rowH}px` };
     cells.push(<Entry key={f.id} f={f} i={i} style={style} {...p} />);
   }
   const focused = p.files[p.focus];
@@ -117,14 +120,14 @@ export function FileView(p: FileViewProps) {
       onFocus={() => p.focus < 0 && p.files.length && p.onFocus(0)}
     >
       {p.files.length === 0 && p.emptyText ? <p class="empty">{p.emptyText}</p> : null}
-      <div class="fileview-inner" style={{ height: rows * rowH }}>
+      <div class="fileview-inner" style={{ height: `${rows * rowH}px` }}>
         {cells}
       </div>
     </div>
   );
 }
 
-function Entry(props: FileViewProps & { f: FileRec; i: number; style: Record<string, string | number> }) {
+function Entry(props: FileViewProps & { f: FileRec; i: number; style: Record<string, string> }) {
   const { f, i } = props;
   const selected = props.selected.has(f.id);
   const kind = kindOf(f);

@@ -29,7 +29,7 @@ export function MediaPlayer({ f }: { f: FileRec }) {
         const p = pos?.position_seconds ?? 0;
         const d = pos?.duration_seconds || 0;
         // Finished (within 5% of the end) or barely started: start from the top.
-        setResumeAt(p > 3 && (!d || p < d * 0.95) ? p : undefined);
+        setResumeAt(p >= 2 && (!d || p < d * 0.95) ? p : undefined);
         setSrc(url);
       })
       .catch((e) => alive && setError(messageOf(e)));

@@ -85,19 +85,19 @@ export interface PlaybackPosition {
   watched?: boolean;
 }
 
-/** Watched folders: fields beyond id/name/path are shown when the server sends them. */
+/** A watched folder with its scan figures (watched.schemas.ts). */
 export interface WatchedFolder {
   id: string;
   name: string;
   path: string;
-  parent_id?: string | null;
   directory_id?: string | null;
-  status?: string;
-  mode?: string;
-  state?: string;
-  last_scan_at?: string | null;
-  last_error?: string | null;
-  scan?: Record<string, unknown> | null;
-  progress?: Record<string, unknown> | null;
+  status?: "idle" | "scanning" | "watching" | "polling" | "offline" | "error";
+  status_message?: string;
+  files_seen?: number;
+  files_indexed?: number;
+  scan_errors?: number;
+  scan_rate?: number;
+  last_scan_started_at?: string;
+  last_scan_finished_at?: string;
   [k: string]: unknown;
 }

@@ -204,6 +204,8 @@ async function makeDir(parentId: string | undefined, name: string): Promise<stri
     const d = await api<{ file?: FileRec; id?: string }>("POST", "/directories", {
       body: { name, parent_id: parentId },
     });
+    // The new folder shows up in the folder on screen at once, before its files finish.
+    for (const s of doneSubs) s(parentId);
     return (d.file?.id ?? d.id)!;
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 409) throw err;
