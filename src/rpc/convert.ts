@@ -37,12 +37,14 @@ export interface FileLike {
   deleted_at?: string | null;
 }
 
+/** A Tag as its proto message. */
 export function tagToProto(t: { id: string; name: string; color: string; created_at: string }) {
   return { id: t.id, name: t.name, color: t.color, createdAt: t.created_at } satisfies MessageInitShape<
     typeof TagSchema
   >;
 }
 
+/** A File (or directory) DTO as its proto message; optional fields stay unset when absent. */
 export function fileToProto(f: FileLike): FileInit {
   return {
     id: f.id,
@@ -63,6 +65,7 @@ export function fileToProto(f: FileLike): FileInit {
   };
 }
 
+/** A Directory DTO as its proto message. */
 export function directoryToProto(d: {
   file: FileLike;
   child_count: number;
@@ -70,6 +73,7 @@ export function directoryToProto(d: {
   return { file: fileToProto(d.file), childCount: BigInt(d.child_count) };
 }
 
+/** What a DirectoryNode DTO offers. */
 export interface NodeLike {
   directory: { file: FileLike; child_count: number };
   children: NodeLike[];
@@ -91,10 +95,12 @@ export function nodeToProto(root: NodeLike): MessageInitShape<typeof DirectoryNo
   return out;
 }
 
+/** `{files, total}` pages (ListFiles, ListChildren, ListWatchedFolderFiles). */
 export function filesPageToProto(p: { files: FileLike[]; total: number }) {
   return { files: p.files.map(fileToProto), total: BigInt(p.total) };
 }
 
+/** interface.md's SearchResult as its proto message. */
 export function searchResultToProto(r: {
   files: FileLike[];
   total: number;
@@ -135,6 +141,7 @@ export function pageFromProto(p: { limit: number; offset: number }): { limit?: n
   return { ...(p.limit ? { limit: p.limit } : {}), ...(p.offset ? { offset: p.offset } : {}) };
 }
 
+/** A Group DTO as its proto message. */
 export function groupToProto(g: {
   id: string;
   name: string;
@@ -153,6 +160,7 @@ export function groupToProto(g: {
   };
 }
 
+/** A group member as its proto message. */
 export function memberToProto(m: {
   user_id: string;
   username: string;
@@ -162,6 +170,7 @@ export function memberToProto(m: {
   return { userId: m.user_id, username: m.username, email: m.email, addedAt: m.added_at };
 }
 
+/** A watched folder DTO as its proto message. */
 export function watchedFolderToProto(w: {
   id: string;
   name: string;

@@ -51,6 +51,37 @@ function withDependencies(file: DescFile): Uint8Array[] {
   return order.map((f) => toBinary(FileDescriptorProtoSchema, f.proto));
 }
 
+/** What reflection knows: every file reachable from the services, and where each symbol lives. */
+interface Index {
+  files: Map<string, DescFile>;
+  symbols: Map<string, DescFile>;
+  services: string[];
+}
+
+/** The answer to one reflection request. */
+function answer(index: Index, req: Request): Answer {
+  const q = req.messageRequest;
+  const found = (f: DescFile | undefined, what: string): Answer =>
+    f
+      ? { case: "fileDescriptorResponse", value: { fileDescriptorProto: withDependencies(f) } }
+      : { case: "errorResponse", value: { errorCode: Code.NotFound, errorMessage: `${what} not found` } };
+  switch (q.case) {
+    case "listServices":
+      return { case: "listServicesResponse", value: { service: index.services.map((name) => ({ name })) } };
+    case "fileByFilename":
+      return found(index.files.get(q.value), `file ${q.value}`);
+    case "fileContainingSymbol":
+      return found(index.symbols.get(q.value.replace(/^\./, "")), `symbol ${q.value}`);
+    case "allExtensionNumbersOfType":
+      return { case: "allExtensionNumbersResponse", value: { baseTypeName: q.value, extensionNumber: [] } };
+    default:
+      return {
+        case: "errorResponse",
+        value: { errorCode: Code.Unimplemented, errorMessage: "not supported" },
+      };
+  }
+}
+
 /**
  * gRPC server reflection (v1 and v1alpha) over the services Attic serves, so
  * `buf curl` and `grpcurl -plaintext` work without local .proto files. It
@@ -62,34 +93,9 @@ export function registerReflection(
   services: readonly DescService[],
   options: Partial<UniversalHandlerOptions>,
 ): void {
-  const reflection = [v1.ServerReflection, v1alpha.ServerReflection];
-  const files = filesByName([...services, ...reflection].map((s) => s.file));
-  const symbols = symbolIndex(files.values());
-  const names = [...services, ...reflection].map((s) => s.typeName);
-
-  const answer = (req: Request): Answer => {
-    const q = req.messageRequest;
-    const found = (f: DescFile | undefined, what: string): Answer =>
-      f
-        ? { case: "fileDescriptorResponse", value: { fileDescriptorProto: withDependencies(f) } }
-        : { case: "errorResponse", value: { errorCode: Code.NotFound, errorMessage: `${what} not found` } };
-    switch (q.case) {
-      case "listServices":
-        return { case: "listServicesResponse", value: { service: names.map((name) => ({ name })) } };
-      case "fileByFilename":
-        return found(files.get(q.value), `file ${q.value}`);
-      case "fileContainingSymbol":
-        return found(symbols.get(q.value.replace(/^\./, "")), `symbol ${q.value}`);
-      case "allExtensionNumbersOfType":
-        return { case: "allExtensionNumbersResponse", value: { baseTypeName: q.value, extensionNumber: [] } };
-      default:
-        return {
-          case: "errorResponse",
-          value: { errorCode: Code.Unimplemented, errorMessage: "not supported" },
-        };
-    }
-  };
-
+  const all = [...services, v1.ServerReflection, v1alpha.ServerReflection];
+  const files = filesByName(all.map((s) => s.file));
+  const index: Index = { files, symbols: symbolIndex(files.values()), services: all.map((s) => s.typeName) };
   const impl = {
     async *serverReflectionInfo(requests: AsyncIterable<Request>) {
       for await (const req of requests) {
@@ -99,7 +105,7 @@ export function registerReflection(
         yield {
           validHost: req.host,
           originalRequest: { host: req.host, messageRequest: echo },
-          messageResponse: answer(req),
+          messageResponse: answer(index, req),
         };
       }
     },
