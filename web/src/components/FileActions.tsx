@@ -116,6 +116,12 @@ export function useFileActions(p: { dirId?: string; chosen: FileRec[]; reload():
 
 type Actions = ReturnType<typeof useFileActions>;
 
+/** "Loading… 3,000 of 10,000" while pages arrive, then "10,000 items". */
+function countText(loading: boolean, loaded: number, total: number): string {
+  if (loading) return total ? `Loading… ${loaded.toLocaleString()} of ${total.toLocaleString()}` : "Loading…";
+  return `${total.toLocaleString()} item${total === 1 ? "" : "s"}`;
+}
+
 /** The toolbar above the file list: create and upload, selection actions, sort and view. */
 export function FileActions(p: {
   actions: Actions;
@@ -174,9 +180,7 @@ export function FileActions(p: {
             </>
           )}
           <span class="muted count" aria-live="polite">
-            {p.loading && p.count === 0
-              ? "Loading…"
-              : `${p.count.toLocaleString()} item${p.count === 1 ? "" : "s"}`}
+            {countText(p.loading, p.loaded, p.count)}
           </span>
         </div>
       ) : (
