@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DirectoryService } from "../../src/gen/attic/v1/directory_pb.ts";
 import { GroupService } from "../../src/gen/attic/v1/group_pb.ts";
 import { SettingsService } from "../../src/gen/attic/v1/settings_pb.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -162,17 +163,35 @@ describe("REST and RPC answer the same failure alike", () => {
     expect((err as ConnectError).code).toBe(Code.AlreadyExists);
   });
 
-  it("hides another organization's group exactly like a missing one", async () => {
-    const groups = rpcClient(s.url, GroupService, admin);
-    const { group } = await groups.createGroup({ name: `own-${randomUUID().slice(0, 6)}` });
+  it("hides another organization's groups, directories and files exactly like missing ones", async () => {
+    const { group } = await rpcClient(s.url, GroupService, admin).createGroup({
+      name: `own-${randomUUID().slice(0, 6)}`,
+    });
+    const { directory } = await rpcClient(s.url, DirectoryService, admin).createDirectory({
+      name: "private",
+    });
     // A self-registered user gets an organization of their own.
     const reg = await s.api("POST", "/api/v1/auth/register", {
       body: { username: "outsider", email: "out@example.com", password: "correct-Horse-battery-9o" },
     });
     expect(reg.status).toBe(201);
-    const outsider = rpcClient(s.url, GroupService, reg.body.access_token as string);
-    const err = await outsider.getGroup({ id: group!.id }).catch((e) => ConnectError.from(e));
-    expect((err as ConnectError).code).toBe(Code.NotFound);
+    const outsider = reg.body.access_token as string;
+    const probes: [string, unknown, string][] = [
+      ["attic.v1.GroupService/GetGroup", { id: group!.id }, "ERR_NOT_FOUND"],
+      ["attic.v1.DirectoryService/GetDirectory", { id: directory!.file!.id }, "ERR_DIRECTORY_NOT_FOUND"],
+      ["attic.v1.FileService/GetFile", { id: directory!.file!.id }, "ERR_FILE_NOT_FOUND"],
+      ["attic.v1.FileService/DeleteFile", { id: directory!.file!.id }, "ERR_FILE_NOT_FOUND"],
+    ];
+    for (const [procedure, body, wire] of probes) {
+      const theirs = await connectJson(s.url, procedure, body, outsider);
+      const missing = await connectJson(s.url, procedure, { id: randomUUID() }, outsider);
+      expect(theirs.status, procedure).toBe(404);
+      expect(theirs.body, procedure).toEqual(missing.body);
+      expect(theirs.headers.get("attic-error-code"), procedure).toBe(wire);
+    }
+    expect((await s.api("GET", `/api/v1/directories/${directory!.file!.id}`, { token: admin })).status).toBe(
+      200,
+    );
   });
 
   it("answers an undecodable protobuf body without internals", async () => {
