@@ -15,7 +15,7 @@ describe("database schema", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const tables = Object.values(schema).filter(
+  const tables = (Object.values(schema) as unknown[]).filter(
     (v): v is SQLiteTable => typeof v === "object" && v !== null && Symbol.for("drizzle:IsDrizzleTable") in v,
   );
 
