@@ -69,20 +69,6 @@ function nativeAddonPlugin(used: Set<NativeAddonSpec>): Plugin {
           });
         }
       }
-      const requireFromRoot = createRequire(join(ROOT, "package.json"));
-      for (const pkg of NATIVE_ADDONS.flatMap((a) => a.cjsPackages ?? [])) {
-        b.onResolve({ filter: new RegExp(`^${pkg}$`) }, () => ({ path: requireFromRoot.resolve(pkg) }));
-        // Template-literal requires of locally compiled binaries (tried first, in try/catch)
-        // fail as "not found", so the package falls back to the intercepted specifier.
-        const dir = join(NODE_MODULES, pkg);
-        b.onLoad({ filter: /\.c?js$/ }, (args) => {
-          if (!args.path.startsWith(dir)) return undefined;
-          const source = readFileSync(args.path, "utf8");
-          if (!source.includes("require(`")) return undefined;
-          const fail = `const __attic_unbundled = (p) => { throw Object.assign(new Error("Cannot find module " + p), { code: "MODULE_NOT_FOUND" }); };\n`;
-          return { contents: fail + source.replaceAll("require(`", "__attic_unbundled(`"), loader: "js" };
-        });
-      }
       b.onLoad({ filter: /.*/, namespace: "attic-addon" }, (args) => ({
         contents: `const sea = require(${sea});
 module.exports = sea.inSea() ? sea.loadNativeAddon(${JSON.stringify(args.pluginData)}) : require(${JSON.stringify(args.path)});`,
@@ -91,6 +77,35 @@ module.exports = sea.inSea() ? sea.loadNativeAddon(${JSON.stringify(args.pluginD
       }));
       // Any other .node file (other platforms' binaries in try/catch): left to fail at run time.
       b.onResolve({ filter: /\.node$/ }, (args) => ({ path: args.path, external: true }));
+    },
+  };
+}
+
+/**
+ * Bundles the `cjsPackages` of the addon table through their CommonJS entry.
+ * Their template-literal requires of locally compiled binaries (tried first,
+ * in try/catch) fail as "not found", so the package falls back to the
+ * intercepted specifier instead of making esbuild glob for files.
+ */
+function cjsEntryPlugin(): Plugin {
+  const requireFromRoot = createRequire(join(ROOT, "package.json"));
+  const unbundled = `const __attic_unbundled = (p) => { throw Object.assign(new Error("Cannot find module " + p), { code: "MODULE_NOT_FOUND" }); };\n`;
+  return {
+    name: "attic-cjs-entries",
+    setup(b) {
+      for (const pkg of NATIVE_ADDONS.flatMap((a) => a.cjsPackages ?? [])) {
+        b.onResolve({ filter: new RegExp(`^${pkg}$`) }, () => ({ path: requireFromRoot.resolve(pkg) }));
+        const dir = join(NODE_MODULES, pkg);
+        b.onLoad({ filter: /\.c?js$/ }, (args) => {
+          if (!args.path.startsWith(dir)) return undefined;
+          const source = readFileSync(args.path, "utf8");
+          if (!source.includes("require(`")) return undefined;
+          return {
+            contents: unbundled + source.replaceAll("require(`", "__attic_unbundled(`"),
+            loader: "js",
+          };
+        });
+      }
     },
   };
 }
@@ -117,7 +132,7 @@ async function bundle(outfile: string): Promise<NativeAddonSpec[]> {
       "import.meta.filename": "__filename",
     },
     banner: { js: `var __attic_import_meta_url = require("node:url").pathToFileURL(__filename).href;` },
-    plugins: [nativeAddonPlugin(used)],
+    plugins: [nativeAddonPlugin(used), cjsEntryPlugin()],
     metafile: true,
   });
   log(`bundled ${Object.keys(result.metafile.inputs).length} modules into ${relative(ROOT, outfile)}`);
