@@ -9,7 +9,7 @@
  * start/finish stamps; API latency (GET /health) while the first scan runs
  * next to the same when idle; peak RSS. Hashing is left on (as shipped).
  */
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type AtticProcess, startAttic, WORK } from "./lib/attic.ts";
@@ -77,7 +77,14 @@ async function idleLatencies(a: AtticProcess): Promise<number[]> {
   return out;
 }
 
+/** Current resident set (VmRSS) of a process, MiB. */
+function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
 async function atticRun(): Promise<{
+  idleRss: number;
   first: number;
   rescan: number;
   files: number;
@@ -88,6 +95,7 @@ async function atticRun(): Promise<{
   const a = await startAttic();
   try {
     const idle = await idleLatencies(a);
+    const idleRss = rssMiB(a.pid);
     const created = await a.api("POST", "/api/v1/watched-folders", { name: "Tree", path: TREE });
     if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
     const id = (created.body as Folder).id;
@@ -103,6 +111,7 @@ async function atticRun(): Promise<{
       busy,
       idle,
       rss: a.peakRssMiB(),
+      idleRss,
     };
   } finally {
     await a.stop();
@@ -116,7 +125,8 @@ async function main(): Promise<void> {
   for (let i = 0; i < RUNS; i++) runs.push(await atticRun());
   const rss = Math.max(...runs.map((r) => r.rss));
   const files = runs[0]?.files ?? 0;
-  const note = `${files} files indexed; find median of ${find.length}`;
+  const idleRss = Math.max(...runs.map((r) => r.idleRss));
+  const note = `${files} files indexed; find median of ${find.length}; idle server RSS before the scan ${idleRss.toFixed(0)} MiB`;
   const base = {
     benchmark: "index",
     unit: "s",
@@ -159,7 +169,6 @@ async function main(): Promise<void> {
   ];
   for (const f of figures) printFigure(f);
   if (process.env.BENCH_RESULTS_FILE) {
-    const { writeFileSync } = await import("node:fs");
     writeFileSync(process.env.BENCH_RESULTS_FILE, JSON.stringify(figures, null, 2));
   }
   if (process.env.BENCH_KEEP_TREE === "0") rmSync(TREE, { recursive: true, force: true });

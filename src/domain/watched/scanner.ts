@@ -15,6 +15,8 @@ import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
 
 /** Rows written per transaction; between batches the event loop runs. */
 export const BATCH_SIZE = 4000;
+/** Longest a write transaction may hold the event loop; a batch that takes longer commits early and goes on after a yield. */
+const BATCH_BUDGET_MS = 40;
 const DIR_CONCURRENCY = 8;
 const STAT_CONCURRENCY = 32;
 
@@ -72,8 +74,9 @@ export const newStats = (): ScanStats => ({
 });
 
 /**
- * Queues row writes and applies them in transactions of BATCH_SIZE, yielding
- * to the event loop after each, so a scan of 200k files never holds the loop.
+ * Queues row writes and applies them in transactions of up to BATCH_SIZE
+ * rows, each cut short after BATCH_BUDGET_MS, yielding to the event loop
+ * between them: a scan of 200k files never holds requests back for long.
  */
 class BatchWriter {
   private ops: (() => void)[] = [];
@@ -93,11 +96,15 @@ class BatchWriter {
     if (this.ops.length === 0) return;
     const ops = this.ops;
     this.ops = [];
-    this.repo.transaction(() => {
-      for (const op of ops) op();
-    });
+    for (let i = 0; i < ops.length; ) {
+      const t0 = performance.now();
+      this.repo.transaction(() => {
+        while (i < ops.length && (i % 64 !== 63 || performance.now() - t0 < BATCH_BUDGET_MS))
+          (ops[i++] as () => void)();
+      });
+      await yieldToLoop();
+    }
     this.stats.written += ops.length;
-    await yieldToLoop();
   }
 }
 
