@@ -5,23 +5,23 @@ import { getRequestListener } from "@hono/node-server";
 import type { Config } from "./config/schema.ts";
 import { type AppContext, HealthRegistry, type Services } from "./context.ts";
 import { openDb } from "./db/client.ts";
-import { createFileServices } from "./domain/files/area.ts";
 import { createAccountServices } from "./domain/accounts.ts";
 import { createTokenSigner } from "./domain/auth/tokens.ts";
+import { createFileServices } from "./domain/files/area.ts";
+import { createMediaService } from "./domain/playback/media.service.ts";
+import { createPlaybackService } from "./domain/playback/playback.service.ts";
 import { createSearchService } from "./domain/search/search.service.ts";
 import { createSettingsRepo } from "./domain/settings/settings.repo.ts";
 import { createSettingsService } from "./domain/settings/settings.service.ts";
 import { bootstrap } from "./domain/setup.ts";
-import { createTagsService } from "./domain/tags/tags.service.ts";
-import { createMediaService } from "./domain/playback/media.service.ts";
-import { createPlaybackService } from "./domain/playback/playback.service.ts";
 import { createSuggestionsService } from "./domain/suggestions/suggestions.service.ts";
+import { createTagsService } from "./domain/tags/tags.service.ts";
 import { createWatchedService } from "./domain/watched/watched.service.ts";
 import { createApp } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { createMediaTools } from "./platform/ffmpeg.ts";
 import { loadSigningKeys } from "./platform/keys.ts";
 import { type Handler, type Listener, listen } from "./platform/listener.ts";
-import { createMediaTools } from "./platform/ffmpeg.ts";
 import { createMetrics } from "./platform/metrics.ts";
 import { createPasswordHasher } from "./platform/passwords.ts";
 import { createRateLimits } from "./platform/rate-limiter.ts";
@@ -72,7 +72,13 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     refresh: cfg.auth.refresh_token_ttl,
   });
   const mediaTools = createMediaTools(cfg.media, log);
-  const storage = createFileServices({ db, dataDir, metrics, log, maxUploadBytes: cfg.storage.max_upload_bytes });
+  const storage = createFileServices({
+    db,
+    dataDir,
+    metrics,
+    log,
+    maxUploadBytes: cfg.storage.max_upload_bytes,
+  });
   const services: Services = {
     files: storage.files,
     directories: storage.directories,

@@ -129,8 +129,8 @@ export function toSearchSpec(v: z.output<typeof SearchInputSchema>): SearchSpec 
   const offset = v.page !== undefined ? (v.page - 1) * limit : (v.offset ?? 0);
   return {
     // Control characters never occur in names; as separators they cannot reach FTS5 (NUL breaks it).
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
     text: (v.q ?? v.query ?? "")
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point
       .replace(/[\u0000-\u001f\u007f]/g, " ")
       .normalize("NFC")
       .trim(),
