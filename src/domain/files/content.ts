@@ -40,7 +40,11 @@ export async function locateContent(
 ): Promise<ContentLocation> {
   if (row.blob_hash) {
     // A row's content never changes after upload, so its creation time is the modification time.
-    return { path: blobs.pathOf(row.blob_hash), size: row.size, mtimeMs: Date.parse(row.created_at) };
+    const path = blobs.pathOf(row.blob_hash);
+    // Checked before any header is sent, so a lost blob is a clean 404 rather than a cut-off body.
+    if (!(await blobs.has(row.blob_hash)))
+      throw new AppError("FILE_NOT_FOUND", "the stored content is missing");
+    return { path, size: row.size, mtimeMs: Date.parse(row.created_at) };
   }
   if (row.watched_folder_id) {
     if (row.is_offline) throw new AppError("UNAVAILABLE", "the drive holding this file is offline");
