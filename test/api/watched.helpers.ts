@@ -33,6 +33,7 @@ export function folders(s: TestServer, token: string) {
   const get = async (id: string) => (await s.api("GET", `/api/v1/watched-folders/${id}`, { token })).body;
   const names = async (id: string) => {
     const r = await s.api("GET", `/api/v1/watched-folders/${id}/files?limit=1000`, { token });
+    if (!Array.isArray(r.body.files)) throw new Error(`files of ${id}: ${r.status} ${r.text}`);
     return (r.body.files as { path: string }[]).map((f) => f.path).sort();
   };
   return {

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { register } from "../helpers/accounts.ts";
@@ -190,3 +191,72 @@ describe("watched folders", () => {
     expect((await s.api("GET", "/api/v1/watched-folders/not-an-id", { token })).status).toBe(404);
   });
 });
+
+describe("watched folders in the tree, and across restarts", () => {
+  it("mounts under a directory, shows in list, tree and search, refuses writes, and resumes after a restart", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "attic-restart-"));
+    const first = await startServer({ watch: { debounce: 0.2 } }, { keepDataDir: dataDir });
+    const root = hostTree({ "Season 1/Pilot Episode.mkv": "p", "cover.jpg": "c" });
+    let s = first;
+    try {
+      const token = await s.login();
+      const parent = await s.api("POST", "/api/v1/directories", { token, body: { name: "Library" } });
+      expect(parent.status).toBe(201);
+      const parentId = parent.body.file?.id ?? parent.body.id;
+      const f = folders(s, token);
+      const created = await f.create({ name: "Shows", path: root, parent_id: parentId });
+      expect(created.status).toBe(201);
+      await f.settled(created.body.id);
+      expect(await f.names(created.body.id)).toEqual([
+        "/Library/Shows/Season 1/Pilot Episode.mkv",
+        "/Library/Shows/cover.jpg",
+      ]);
+      const children = await s.api("GET", `/api/v1/files?parent_id=${created.body.directory_id}`, { token });
+      expect(children.body.files.map((x: { name: string }) => x.name).sort()).toEqual([
+        "Season 1",
+        "cover.jpg",
+      ]);
+      const found = await s.api("GET", "/api/v1/search?q=pilot", { token });
+      expect(found.body.files.map((x: { path: string }) => x.path)).toEqual([
+        "/Library/Shows/Season 1/Pilot Episode.mkv",
+      ]);
+      const form = new FormData();
+      form.append("file", new Blob(["x"]), "upload.txt");
+      form.append("parent_id", created.body.directory_id);
+      const upload = await s.api("POST", "/api/v1/files", { token, body: form });
+      expect([upload.status, upload.body.error?.code]).toEqual([403, "ERR_READ_ONLY"]);
+      const inside = await f.create({ name: "Nested", path: tree2(), parent_id: created.body.directory_id });
+      expect(inside.status).toBe(403);
+
+      await s.close();
+      write(root, "Season 1/Episode 2.mkv", "2");
+      s = await startServer({ watch: { debounce: 0.2 } }, { keepDataDir: dataDir });
+      const token2 = await s.login();
+      const f2 = folders(s, token2);
+      const want = [
+        "/Library/Shows/Season 1/Episode 2.mkv",
+        "/Library/Shows/Season 1/Pilot Episode.mkv",
+        "/Library/Shows/cover.jpg",
+      ];
+      await waitFor(
+        () => f2.names(created.body.id),
+        (n) => JSON.stringify(n) === JSON.stringify(want),
+      );
+      await waitFor(
+        () => f2.get(created.body.id),
+        (x) => x.status === "watching",
+      );
+      write(root, "Season 1/Episode 3.mkv", "3");
+      await waitFor(
+        () => f2.names(created.body.id),
+        (n) => n.includes("/Library/Shows/Season 1/Episode 3.mkv"),
+      );
+    } finally {
+      await s.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+const tree2 = () => hostTree({ "n.txt": "n" });
