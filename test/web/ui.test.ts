@@ -10,6 +10,9 @@ import { LAPTOP, makeFixtures, openBrowser, PHONE, type UiBrowser } from "./brow
  * The browser UI end to end in Debian's chromium: the real server, the real
  * bundle, real HTTP. Steps run in order on one page, like a person would.
  */
+/** Small enough that a test file can cross it, big enough for the fixtures. */
+const MAX_UPLOAD = 8 * 1024 * 1024;
+
 describe("web UI", () => {
   let s: TestServer;
   let ui: UiBrowser;
@@ -20,7 +23,7 @@ describe("web UI", () => {
 
   beforeAll(async () => {
     await buildWeb();
-    s = await startServer();
+    s = await startServer({ storage: { max_upload_bytes: MAX_UPLOAD } });
     token = await s.login();
     fx = makeFixtures();
     ui = await openBrowser(s.url);
@@ -165,6 +168,56 @@ describe("web UI", () => {
     await page.keyboard.press("Escape");
   });
 
+  it("renames, copies and moves a multi-selection, deletes to the trash and restores", async () => {
+    await entry("hello (1).txt").locator(".check").click();
+    await page.getByText("1 selected").waitFor();
+    await page.getByRole("button", { name: "Rename" }).click();
+    await dialog().getByLabel("New name").fill("greeting.txt");
+    await dialog().getByRole("button", { name: "Rename" }).click();
+    await entry("greeting.txt").waitFor();
+    await entry("greeting.txt").locator(".check").click();
+    await entry("big.bin").click({ modifiers: ["Control"] });
+    await page.getByText("2 selected").waitFor();
+    await page.getByRole("button", { name: "Copy" }).click();
+    await dialog().getByRole("button", { name: "Holidays" }).click();
+    await dialog().getByRole("button", { name: "Copy to “Holidays”" }).click();
+    await page.getByText("Copied 2 items").waitFor();
+    const holidays = (await fileIdByName("Holidays"))!;
+    expect(await fileIdByName("greeting.txt", holidays)).toBeDefined();
+    expect(await fileIdByName("big.bin", holidays)).toBeDefined();
+
+    await entry("greeting.txt").locator(".check").click();
+    await page.getByRole("button", { name: "Move" }).click();
+    await dialog().getByRole("button", { name: "Holidays" }).click();
+    await dialog().getByRole("button", { name: "Trip" }).click();
+    await dialog().getByRole("button", { name: "Move to “Trip”" }).click();
+    await entry("greeting.txt").waitFor({ state: "detached" });
+    expect(await fileIdByName("greeting.txt", await fileIdByName("Trip", holidays))).toBeDefined();
+
+    await entry("big.bin").locator(".check").click();
+    await page.getByRole("listbox", { name: "Your files" }).press("Delete");
+    await dialog().getByRole("button", { name: "Move to trash" }).click();
+    await entry("big.bin").waitFor({ state: "detached" });
+    await page.getByRole("link", { name: "Trash" }).click();
+    const item = page.locator(".trash-item", { hasText: "big.bin" });
+    await item.getByRole("button", { name: "Restore" }).click();
+    await page.getByText("Restored “big.bin”").waitFor();
+    await page.getByRole("link", { name: "Files" }).click();
+    await entry("big.bin").waitFor();
+  });
+
+  it("edits tags in the viewer and filters search by tag", async () => {
+    await entry("hello.txt").click();
+    await dialog().getByLabel("Add a tag").fill("family");
+    await dialog().getByRole("button", { name: "Add", exact: true }).click();
+    await dialog().locator(".chips .tag", { hasText: "family" }).waitFor();
+    const id = await fileIdByName("hello.txt");
+    const tags = await s.api("GET", `/api/v1/files/${id}/tags`, { token });
+    expect(tags.body.tags.map((t: { name: string }) => t.name)).toEqual(["family"]);
+    await page.keyboard.press("Escape");
+    await entry("hello.txt").locator(".tag", { hasText: "family" }).waitFor();
+  });
+
   it("plays the video with ranges, saves the position and resumes after a reload", async () => {
     const id = await fileIdByName("clip.mp4");
     await entry("clip.mp4").click();
@@ -213,7 +266,7 @@ describe("web UI", () => {
     await page.getByLabel("Type").selectOption("directory");
     await page.getByText("Nothing matches").waitFor();
     await page.getByLabel("Type").selectOption("file");
-    await results.locator('[data-name="hello (1).txt"]').waitFor();
+    await results.locator('[data-name="hello.txt"]').waitFor();
     await ui.shot("laptop-search");
   });
 
@@ -232,6 +285,45 @@ describe("web UI", () => {
     const card = page.locator(".card.wf", { hasText: "Library" });
     await card.locator(".badge").waitFor();
     await ui.shot("laptop-watched");
+  });
+
+  it("creates an API key shown once, which works until revoked", async () => {
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByLabel("Name").fill("backup script");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const keyField = page.getByLabel("New API key");
+    const key = await keyField.inputValue();
+    expect(key).toMatch(/^attic_/);
+    expect((await s.api("GET", "/api/v1/files", { token: { apiKey: key } })).status).toBe(200);
+    await page.getByRole("button", { name: "Done" }).click();
+    expect(await keyField.count()).toBe(0);
+    await page
+      .getByRole("row", { name: /backup script/ })
+      .getByRole("button", { name: "Revoke" })
+      .click();
+    await dialog().getByRole("button", { name: "Revoke" }).click();
+    await page.getByText("No keys yet.").waitFor();
+    expect((await s.api("GET", "/api/v1/files", { token: { apiKey: key } })).status).toBe(401);
+  });
+
+  it("uploads dropped files and explains a file that is too large", async () => {
+    await page.goto(s.url);
+    await entry("hello.txt").waitFor();
+    const drop = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(["dropped on the page"], "dropped.txt", { type: "text/plain" }));
+      return dt;
+    });
+    await page.dispatchEvent("section.browser", "dragover", { dataTransfer: drop });
+    await page.locator(".dropzone").waitFor();
+    await page.dispatchEvent("section.browser", "drop", { dataTransfer: drop });
+    await entry("dropped.txt").waitFor();
+    await page.setInputFiles('input[aria-label="Choose files to upload"]', [
+      { name: "huge.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(MAX_UPLOAD + 1024, 1) },
+    ]);
+    const failed = page.locator(".upload[data-status=error]", { hasText: "huge.bin" });
+    await failed.waitFor();
+    expect(await failed.textContent()).toMatch(/Too large|Connection lost/);
   });
 
   it("renews an expired access token silently with the refresh token", async () => {

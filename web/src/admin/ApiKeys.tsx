@@ -94,7 +94,7 @@ export function ApiKeys() {
           </div>
         </div>
       ) : null}
-      <form class="card stack" onSubmit={create} aria-label="New API key">
+      <form class="card stack" onSubmit={create} aria-label="Create an API key">
         <h2>New key</h2>
         <label class="field">
           <span>Name</span>
