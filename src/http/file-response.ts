@@ -1,9 +1,9 @@
 import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type { OpenedContent } from "../domain/files/content.ts";
 import { ifRangeMatches, parseRange } from "../domain/files/range.ts";
 import { AppError } from "../errors.ts";
+import { pumpFile } from "../platform/file-pump.ts";
 import type { Ctx } from "./env.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
 import { errorResponse } from "./on-error.ts";
@@ -77,26 +77,25 @@ export async function sendContent(
   if (part) headers["Content-Range"] = `bytes ${part.start}-${part.end}/${size}`;
   const status = part ? 206 : 200;
   if (c.req.method === "HEAD" || length === 0) return c.body(null, status, headers);
-  return sendStream(c, status, headers, content.stream(part), row.id);
+  return sendStream(c, status, headers, content, part ?? { start: 0, end: size - 1 });
 }
 
 /**
- * Writes the head and pipes the file stream straight into the Node
- * response: measured about twice as fast as handing Hono a web
- * ReadableStream (no web-stream machinery per chunk). Headers that
- * middleware would add after the handler (security headers, request id)
- * are added here, merged with those set before it (CORS, rate limits).
+ * Writes the head and copies the bytes straight into the Node response
+ * with two reused buffers (pumpFile): measured about twice as fast as
+ * handing Hono a web ReadableStream, with no per-chunk garbage. Headers
+ * that middleware would add after the handler (security headers, request
+ * id) are added here, merged with those set before it (CORS, rate limits).
  */
 async function sendStream(
   c: Ctx,
   status: number,
   headers: Record<string, string>,
-  stream: Readable,
-  id: string,
+  content: OpenedContent,
+  part: { start: number; end: number },
 ): Promise<Response> {
   const out = c.env?.outgoing as ServerResponse | undefined;
-  stream.on("error", (err) => c.get("log")?.warn({ err, file: id }, "file stream failed"));
-  if (!out) return c.body(Readable.toWeb(stream) as ReadableStream, status as 200, headers);
+  if (!out) return c.body(Readable.toWeb(content.stream(part)) as ReadableStream, status as 200, headers);
   const head: Record<string, string> = {};
   c.res.headers.forEach((v, k) => {
     head[k] = v;
@@ -110,6 +109,10 @@ async function sendStream(
   if (requestId) head["x-request-id"] = requestId;
   for (const [k, v] of Object.entries(headers)) head[k.toLowerCase()] = v;
   out.writeHead(status, head);
-  pipeline(stream, out).catch(() => {}); // a client that leaves: the stream is destroyed, the fd closed
+  pumpFile(content.path, part.start, part.end, out).catch((err) => {
+    // Usually a client that left mid-download; the connection is done either way.
+    c.get("log")?.debug({ err, file: content.row.id }, "download ended early");
+    out.destroy();
+  });
   return new Response(null, { status, headers: { "x-hono-already-sent": "true" } });
 }

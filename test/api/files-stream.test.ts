@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { get } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getBytes, upload } from "../helpers/files.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -124,5 +126,29 @@ describe("files: /stream with byte ranges", () => {
     });
     const m = await s.api("GET", "/metrics");
     expect(m.text).toMatch(/attic_file_downloads_total\{kind="stream"\} [1-9]/);
+  });
+
+  it("closes the file when clients leave mid-download, and keeps serving", async () => {
+    const big = await upload(s, token, "big.mp4", fakeMp4(8 * 1024 * 1024));
+    const fds = () => readdirSync("/proc/self/fd").length;
+    const before = fds();
+    for (let i = 0; i < 20; i++) {
+      await new Promise<void>((done) => {
+        const req = get(`${s.url}/api/v1/files/${big.body.id}/stream`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        req.on("response", (res) =>
+          res.once("data", () => {
+            req.destroy();
+            done();
+          }),
+        );
+        req.on("error", () => done());
+      });
+    }
+    for (let i = 0; i < 200 && fds() > before + 2; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(fds()).toBeLessThanOrEqual(before + 2);
+    const again = await getBytes(s, token, path(), { range: "bytes=0-99" });
+    expect(again.bytes.equals(video.subarray(0, 100))).toBe(true);
   });
 });

@@ -1,0 +1,52 @@
+import { open } from "node:fs/promises";
+import type { Writable } from "node:stream";
+
+/** Size of each of the two reusable read buffers. */
+const CHUNK = 256 * 1024;
+
+/**
+ * Copies bytes `start..end` (inclusive) of a file into `out` through two
+ * reused buffers: read into one while the other is being written. Unlike
+ * a ReadStream, it allocates nothing per chunk, so serving gigabytes does
+ * not churn the garbage collector. Resolves when the last byte is handed
+ * to `out` and `out` is ended; rejects (after closing the file) when `out`
+ * goes away first.
+ */
+export async function pumpFile(path: string, start: number, end: number, out: Writable): Promise<void> {
+  const fh = await open(path, "r");
+  // A client that leaves may never complete a pending write: stop waiting when the response closes.
+  let onClose = () => {};
+  const closed = new Promise<never>((_, reject) => {
+    onClose = () => reject(new Error("response closed"));
+  });
+  closed.catch(() => {});
+  out.once("close", onClose);
+  try {
+    const buffers = [Buffer.allocUnsafeSlow(CHUNK), Buffer.allocUnsafeSlow(CHUNK)];
+    const inFlight: (Promise<void> | undefined)[] = [undefined, undefined];
+    let pos = start;
+    for (let i = 0; pos <= end; i ^= 1) {
+      await Promise.race([inFlight[i], closed]); // this buffer's last write must be done before refilling it
+      if (out.destroyed) throw new Error("response closed");
+      const buf = buffers[i] as Buffer;
+      const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK, end - pos + 1), pos);
+      if (bytesRead === 0) throw new Error("file shorter than expected");
+      pos += bytesRead;
+      const pending = write(out, buf.subarray(0, bytesRead));
+      pending.catch(() => {}); // observed through the race above; never an unhandled rejection
+      inFlight[i] = pending;
+    }
+    await Promise.race([Promise.all(inFlight), closed]);
+    out.off("close", onClose);
+    await new Promise<void>((resolve) => out.end(resolve));
+  } finally {
+    out.off("close", onClose);
+    await fh.close();
+  }
+}
+
+function write(out: Writable, chunk: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    out.write(chunk, (err) => (err ? reject(err) : resolve()));
+  });
+}
