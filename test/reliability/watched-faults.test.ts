@@ -58,7 +58,11 @@ describe("watched folder faults", () => {
     mkdirSync(dataDir);
     if (UID !== undefined) chownSync(dataDir, UID, UID);
     host = hostFolder(base);
-    s = await spawnServer(dataDir, { ATTIC_WATCH_DEBOUNCE: "1" }, { uid: UID });
+    s = await spawnServer(
+      dataDir,
+      { ATTIC_WATCH_DEBOUNCE: "1", ATTIC_WATCH_POLL_INTERVAL: "2" },
+      { uid: UID },
+    );
     c = client(s.url, await loginAdmin(s.url));
   });
   afterAll(async () => {
