@@ -10,6 +10,7 @@ import { createTokenSigner } from "./domain/auth/tokens.ts";
 import { createFileServices } from "./domain/files/area.ts";
 import { createMediaService } from "./domain/playback/media.service.ts";
 import { createPlaybackService } from "./domain/playback/playback.service.ts";
+import { createThumbnailService } from "./domain/playback/thumbnails.service.ts";
 import { createSearchService } from "./domain/search/search.service.ts";
 import { createSettingsRepo } from "./domain/settings/settings.repo.ts";
 import { createSettingsService } from "./domain/settings/settings.service.ts";
@@ -90,6 +91,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     watched: createWatchedService({ db, cfg: cfg.watch, log, metrics, dataDir }),
     playback: createPlaybackService({ db }),
     media: createMediaService({ openMedia: storage.files.openMedia, tools: mediaTools }),
+    thumbnails: createThumbnailService({ openContent: storage.files.openContent, tools: mediaTools, dataDir }),
     suggestions: createSuggestionsService(),
   };
   const ctx: AppContext = {

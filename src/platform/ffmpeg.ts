@@ -51,6 +51,32 @@ export function run(
   });
 }
 
+/** Runs a program like `run` and returns its standard output as bytes (at most 32 MiB), or undefined on failure. */
+export function runBinary(
+  cmd: string,
+  args: string[],
+  opts: { timeoutMs: number; signal?: AbortSignal },
+): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: opts.timeoutMs,
+      killSignal: "SIGKILL",
+      signal: opts.signal,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    child.stdout.on("data", (d: Buffer) => {
+      size += d.length;
+      if (size <= 32 * 1024 * 1024) chunks.push(d);
+    });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      resolve(code === 0 && size <= 32 * 1024 * 1024 ? Buffer.concat(chunks) : undefined),
+    );
+  });
+}
+
 /**
  * ffprobe/ffmpeg behind a small wrapper: availability is detected once at
  * start (`-version`) and reported to /health (degraded, never fatal: every
@@ -97,6 +123,28 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
         ffprobe: state.ffprobe ?? null,
         ffmpeg: state.ffmpeg ?? null,
       };
+    },
+
+    /**
+     * One video frame as PNG bytes (a poster for thumbnails): at 10% of
+     * `durationSeconds` when known, else at 1 s, falling back to the first frame.
+     */
+    async posterFrame(
+      absPath: string,
+      durationSeconds?: number,
+      signal?: AbortSignal,
+    ): Promise<Buffer | undefined> {
+      if (!state.ffmpeg) return undefined;
+      const at = durationSeconds ? Math.min(durationSeconds * 0.1, 60) : 1;
+      for (const seek of [at, 0]) {
+        const args = ["-v", "error", "-ss", seek.toFixed(2), "-i", `file:${absPath}`, "-frames:v", "1"];
+        const out = await runBinary(cfg.ffmpeg_path, [...args, "-f", "image2pipe", "-c:v", "png", "pipe:1"], {
+          timeoutMs: 20_000,
+          signal,
+        }).catch(() => undefined);
+        if (out && out.length > 0) return out;
+      }
+      return undefined;
     },
 
     /** Probes a host file; undefined when ffprobe is missing or cannot read it. */

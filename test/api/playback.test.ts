@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, register } from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -135,7 +136,22 @@ describe("media info", () => {
   beforeAll(async () => {
     s = await startServer();
     token = await s.login();
-    root = hostTree({ "notes.txt": "text", "broken.mp4": "not a video" });
+    root = hostTree({
+      "notes.txt": "text",
+      "broken.mp4": "not a video",
+      "evil.svg": '<svg xmlns="http://www.w3.org/2000/svg"><image href="http://127.0.0.1:9/x.png"/></svg>',
+    });
+    execFileSync("ffmpeg", [
+      "-v",
+      "error",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=size=800x600",
+      "-frames:v",
+      "1",
+      join(root, "photo.png"),
+    ]);
     execFileSync("ffmpeg", [
       ...["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=2:size=320x240:rate=10"],
       ...["-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:v", "libx264", "-pix_fmt", "yuv420p"],
@@ -166,6 +182,38 @@ describe("media info", () => {
     expect(r.body.audio).toMatchObject({ codec: "aac" });
     expect((await s.api("GET", `/api/v1/files/${ids["notes.txt"]}/media-info`, { token })).status).toBe(400);
     expect((await s.api("GET", `/api/v1/files/${ids["broken.mp4"]}/media-info`, { token })).status).toBe(400);
+  });
+
+  it("makes WebP thumbnails of images and video posters, cached with an ETag; never from SVG", async () => {
+    const url = (id: string | undefined, size = "") => `/api/v1/files/${id}/thumbnail${size}`;
+    const photo = await fetch(s.url + url(ids["photo.png"], "?size=128"), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(photo.status).toBe(200);
+    expect(photo.headers.get("content-type")).toBe("image/webp");
+    const meta = await sharp(Buffer.from(await photo.arrayBuffer())).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["webp", 128, 96]);
+    const etag = photo.headers.get("etag")!;
+    const again = await fetch(s.url + url(ids["photo.png"], "?size=128"), {
+      headers: { authorization: `Bearer ${token}`, "if-none-match": etag },
+    });
+    expect(again.status).toBe(304);
+    const poster = await fetch(s.url + url(ids["clip.mp4"]), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(poster.status).toBe(200);
+    const pm = await sharp(Buffer.from(await poster.arrayBuffer())).metadata();
+    expect([pm.width, pm.height]).toEqual([256, 192]);
+    for (const [name, q] of [
+      ["evil.svg", ""],
+      ["notes.txt", ""],
+      ["photo.png", "?size=100"],
+      ["broken.mp4", ""],
+    ] as const) {
+      const r = await s.api("GET", url(ids[name], q), { token });
+      expect([name, r.status, r.body.error?.code]).toEqual([name, 400, "ERR_VALIDATION"]);
+    }
+    expect((await s.api("GET", url(ids["photo.png"]))).status).toBe(401);
   });
 
   it("keeps working without ffmpeg and says so in /health", async () => {

@@ -8,6 +8,7 @@ import {
   PlaybackPositionSchema,
   SavePlaybackInput,
 } from "../../domain/playback/playback.schemas.ts";
+import { THUMBNAIL_SIZES } from "../../domain/playback/thumbnails.service.ts";
 import { actorOf, type Router } from "../env.ts";
 import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
 
@@ -77,6 +78,34 @@ const mediaInfo = createRoute({
   },
 });
 
+const ThumbnailQuery = z.object({
+  size: z.coerce
+    .number()
+    .int()
+    .refine((n) => (THUMBNAIL_SIZES as readonly number[]).includes(n), {
+      message: `size must be one of ${THUMBNAIL_SIZES.join(", ")}`,
+    })
+    .default(256),
+});
+const thumbnail = createRoute({
+  method: "get",
+  path: "/files/{id}/thumbnail",
+  tags: ["Files"],
+  security: SECURED,
+  summary: "A WebP thumbnail of an image (never SVG) or a poster frame of a video, fitting in size×size",
+  description:
+    "Made on first request (at most two at once) and cached on disk; ETag and 304. 400 for other types; 503 when sharp or ffmpeg is missing.",
+  request: { params: IdParam, query: ThumbnailQuery },
+  responses: {
+    200: {
+      description: "image/webp",
+      content: { "image/webp": { schema: z.string().openapi({ format: "binary" }) } },
+    },
+    304: { description: "Not modified" },
+    ...errorResponses(400, 401, 403, 404, 429, 503),
+  },
+});
+
 /** Playback positions (/playback-positions, /files/:id/playback-position) and media info. */
 export function playbackRoutes(ctx: AppContext, guards: Guards): Router {
   const r = newRouter();
@@ -86,6 +115,7 @@ export function playbackRoutes(ctx: AppContext, guards: Guards): Router {
     "/playback-positions/*",
     "/files/:id/playback-position",
     "/files/:id/media-info",
+    "/files/:id/thumbnail",
   ]) {
     r.use(p, guards.auth());
   }
@@ -114,5 +144,16 @@ export function playbackRoutes(ctx: AppContext, guards: Guards): Router {
   r.openapi(mediaInfo, async (c) =>
     c.json(await ctx.services.media.info(actorOf(c), c.req.valid("param").id), 200),
   );
+  r.openapi(thumbnail, async (c) => {
+    const t = await ctx.services.thumbnails.get(
+      actorOf(c),
+      c.req.valid("param").id,
+      c.req.valid("query").size,
+    );
+    c.header("ETag", t.etag);
+    c.header("Cache-Control", "private, max-age=86400");
+    if (c.req.header("if-none-match") === t.etag) return c.body(null, 304);
+    return c.body(new Uint8Array(t.bytes), 200, { "Content-Type": "image/webp" });
+  });
   return r;
 }

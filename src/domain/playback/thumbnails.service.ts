@@ -1,0 +1,95 @@
+import { createHash } from "node:crypto";
+import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { AppError } from "../../errors.ts";
+import type { MediaTools } from "../../platform/ffmpeg.ts";
+import { newId } from "../../platform/ids.ts";
+import { loadSharp, THUMBNAIL_IMAGE_TYPES, webpThumbnail } from "../../platform/images.ts";
+import type { Actor } from "../actor.ts";
+import type { OpenedContent } from "../files/content.ts";
+
+/** Thumbnail sizes served (a fixed set keeps the cache small). */
+export const THUMBNAIL_SIZES = [128, 256, 512, 1024] as const;
+/** Thumbnails made at once; more requests wait their turn. */
+const CONCURRENCY = 2;
+
+export interface Thumbnail {
+  bytes: Buffer;
+  etag: string;
+}
+
+/**
+ * Thumbnails of images (sharp; never SVG) and poster frames of videos
+ * (ffmpeg), as WebP, cached on disk under DATA_DIR/thumbnails by content
+ * version and size. At most CONCURRENCY are made at once, and the same
+ * thumbnail asked twice meanwhile is made once.
+ */
+export function createThumbnailService(deps: {
+  openContent: (actor: Actor, id: string) => Promise<OpenedContent>;
+  tools: MediaTools;
+  dataDir: string;
+}) {
+  const dir = join(deps.dataDir, "thumbnails");
+  const inFlight = new Map<string, Promise<Buffer>>();
+  let running = 0;
+  const waiting: (() => void)[] = [];
+
+  async function bounded<T>(fn: () => Promise<T>): Promise<T> {
+    if (running >= CONCURRENCY) await new Promise<void>((r) => waiting.push(r));
+    running++;
+    try {
+      return await fn();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  }
+
+  async function render(content: OpenedContent, size: number): Promise<Buffer> {
+    const type = content.row.mime_type;
+    if (THUMBNAIL_IMAGE_TYPES.has(type)) return webpThumbnail(content.path, size);
+    if (type.startsWith("video/")) {
+      const frame = await deps.tools.posterFrame(content.path);
+      if (!frame) throw new AppError("VALIDATION", "no frame could be read from this video");
+      return webpThumbnail(frame, size);
+    }
+    throw new AppError("VALIDATION", `no thumbnail for ${type} files`);
+  }
+
+  async function make(content: OpenedContent, size: number, file: string): Promise<Buffer> {
+    const cached = await readFile(file).catch(() => undefined);
+    if (cached) return cached;
+    const bytes = await bounded(() =>
+      render(content, size).catch((err: unknown) => {
+        if (err instanceof AppError) throw err;
+        throw new AppError("VALIDATION", "the file could not be read as an image", undefined, { cause: err });
+      }),
+    );
+    await mkdir(join(file, ".."), { recursive: true });
+    const tmp = `${file}.${newId()}.tmp`;
+    await writeFile(tmp, bytes);
+    await rename(tmp, file);
+    return bytes;
+  }
+
+  return {
+    /** A WebP thumbnail of a file fitting in size×size (400 for other types, 503 without sharp/ffmpeg). */
+    async get(actor: Actor, id: string, size: number): Promise<Thumbnail> {
+      const content = await deps.openContent(actor, id);
+      if (content.row.mime_type.startsWith("video/") && !deps.tools.available) {
+        throw new AppError("UNAVAILABLE", "video thumbnails are off (ffmpeg missing)");
+      }
+      if (!(await loadSharp())) throw new AppError("UNAVAILABLE", "thumbnails are off (sharp missing)");
+      const key = createHash("sha256").update(`${content.row.id}\0${content.etag}\0${size}`).digest("hex");
+      const file = join(dir, key.slice(0, 2), `${key}.webp`);
+      let job = inFlight.get(key);
+      if (!job) {
+        job = make(content, size, file).finally(() => inFlight.delete(key));
+        inFlight.set(key, job);
+      }
+      return { bytes: await job, etag: `"${key.slice(0, 32)}"` };
+    },
+  };
+}
+
+export type ThumbnailService = ReturnType<typeof createThumbnailService>;
