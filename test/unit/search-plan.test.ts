@@ -48,7 +48,7 @@ describe("search plans agree", () => {
 
   it("gives the same pages and totals", () => {
     const broad = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5, broadMaxWalk: 1e9 });
-    const general = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: Number.POSITIVE_INFINITY });
+    const general = createSearchRepo(db, { ...DEFAULT_PLAN, broad: false });
     for (const input of [
       { q: "jpg" },
       { q: "jpg", sort_order: "desc" },
@@ -56,6 +56,8 @@ describe("search plans agree", () => {
       { q: "img jpg", limit: 10, offset: 3 },
       { q: "photos", limit: 1000 },
       { q: "jpg", offset: 10_000 },
+      {},
+      { sort_order: "desc", limit: 30, offset: 100 },
     ]) {
       const spec = parseSearchInput(input);
       const a = broad.page(org, spec, spec.limit, spec.offset);

@@ -108,8 +108,9 @@ describe("search SQL", () => {
     expect(q.params).toEqual([
       "o",
       "/Photos",
-      "/Photos/",
       "/Photos0",
+      "/Photos",
+      "/Photos/",
       "file",
       1,
       2,

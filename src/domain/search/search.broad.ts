@@ -19,11 +19,10 @@ import type { SearchSpec } from "./search.schemas.ts";
  * general plan's (same order, same tie-breaks).
  */
 
-/** True when the plan can answer `spec`: long terms only, no filters, sorted by name. */
+/** True when the plan can answer `spec`: long terms only (or no text at all), no filters, sorted by name. */
 export function broadEligible(spec: SearchSpec): boolean {
-  const { fts, short } = splitTerms(spec.text);
+  const { short } = splitTerms(spec.text);
   return (
-    fts.length > 0 &&
     short.length === 0 &&
     spec.sortBy === "name" &&
     !spec.path &&
@@ -37,6 +36,19 @@ export function broadEligible(spec: SearchSpec): boolean {
 }
 
 const match = (spec: SearchSpec) => ftsExpression(splitTerms(spec.text).fts);
+
+/** True when `spec` has no text: every live row matches (browsing the library by name). */
+export function isBrowse(spec: SearchSpec): boolean {
+  return splitTerms(spec.text).fts.length === 0;
+}
+
+/** Live rows of the organization, counted on a covering index. */
+export function liveCountQuery(organizationId: string): Sql {
+  return {
+    sql: "SELECT count(*) AS n FROM files INDEXED BY files_deleted_idx WHERE organization_id = ? AND is_deleted = 0",
+    params: [organizationId],
+  };
+}
 
 /** Matches in the FTS index over every organization and deleted rows (the index alone). */
 export function ftsCountQuery(spec: SearchSpec): Sql {
@@ -75,12 +87,13 @@ export function outsideMatchesQuery(organizationId: string, spec: SearchSpec): S
  */
 export function walkPageQuery(organizationId: string, spec: SearchSpec, limit: number, offset: number): Sql {
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
+  const browse = isBrowse(spec);
   return {
     sql:
       "SELECT f.id AS id FROM files f INDEXED BY files_live_name_idx " +
       "WHERE f.organization_id = ? AND f.is_deleted = 0 " +
-      "AND +f.rowid IN (SELECT rowid FROM files_fts WHERE files_fts MATCH ?) " +
+      (browse ? "" : "AND +f.rowid IN (SELECT rowid FROM files_fts WHERE files_fts MATCH ?) ") +
       `ORDER BY f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir} LIMIT ? OFFSET ?`,
-    params: [organizationId, match(spec), limit, offset],
+    params: browse ? [organizationId, limit, offset] : [organizationId, match(spec), limit, offset],
   };
 }

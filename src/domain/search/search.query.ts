@@ -79,7 +79,10 @@ export function searchFilter(organizationId: string, spec: SearchSpec): Sql {
   const { fts, short } = splitTerms(spec.text);
   const where: string[] = ["f.organization_id = ?", "f.is_deleted = 0"];
   const params: unknown[] = [organizationId];
-  let from = "files f";
+  // Without FTS the plan reads rows of the organization: through the path index for a
+  // path filter, else through files_deleted_idx, whose live entries are in rowid order
+  // (a sequential read; an index in name order would make it random).
+  let from = `files f INDEXED BY ${spec.path ? "files_path_idx" : "files_deleted_idx"}`;
   const fromParams: unknown[] = [];
   if (fts.length > 0) {
     from = "files_fts JOIN files f ON f.rowid = files_fts.rowid";
@@ -94,8 +97,11 @@ export function searchFilter(organizationId: string, spec: SearchSpec): Sql {
     const c = shortTermCondition("f.path", term);
     add(c.sql, ...c.params);
   }
-  if (spec.path)
-    add("(f.path = ? OR (f.path >= ? AND f.path < ?))", spec.path, `${spec.path}/`, `${spec.path}0`);
+  if (spec.path) {
+    // The range [p, p + "0") is index-friendly; the OR keeps "/Photos" and "/Photos/…" but not "/Photos.bak".
+    add("f.path >= ? AND f.path < ?", spec.path, `${spec.path}0`);
+    add("(f.path = ? OR f.path >= ?)", spec.path, `${spec.path}/`);
+  }
   if (spec.type) add("f.type = ?", spec.type);
   if (spec.minSize !== undefined) add("f.size >= ?", spec.minSize);
   if (spec.maxSize !== undefined) add("f.size <= ?", spec.maxSize);
@@ -119,7 +125,9 @@ export function searchFilter(organizationId: string, spec: SearchSpec): Sql {
  */
 export function searchOrder(spec: SearchSpec): Sql {
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
-  const byName = `f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir}`;
+  // "+f.name": the general plan reads every match anyway (it counts them), so an index
+  // in name order would only turn its sequential read into a random one.
+  const byName = `+f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir}`;
   switch (spec.sortBy) {
     case "size":
       return { sql: `f.size ${dir}, ${byName}`, params: [] };

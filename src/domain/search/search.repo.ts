@@ -6,6 +6,8 @@ import type { FileRow } from "../files/files.repo.ts";
 import {
   broadEligible,
   ftsCountQuery,
+  isBrowse,
+  liveCountQuery,
   maxRowidQuery,
   outsideMatchesQuery,
   outsideRowsQuery,
@@ -19,6 +21,8 @@ const STATEMENT_CACHE_SIZE = 256;
 
 /** When the broad plan (search.broad.ts) is used instead of the general one. */
 export interface SearchPlanOptions {
+  /** Whether the broad plan may be used at all. */
+  broad: boolean;
   /** Fewest FTS matches for which it is considered. */
   broadMinMatches: number;
   /** Most rows the name walk may expect to read for one page. */
@@ -28,6 +32,7 @@ export interface SearchPlanOptions {
 }
 
 export const DEFAULT_PLAN: SearchPlanOptions = {
+  broad: true,
   broadMinMatches: 2000,
   broadMaxWalk: 20_000,
   broadMaxOutside: 50_000,
@@ -67,6 +72,14 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
     limit: number,
     offset: number,
   ): SearchPage | undefined => {
+    if (isBrowse(spec)) {
+      const total = number(liveCountQuery(org));
+      return {
+        ids: total > offset ? ids(walkPageQuery(org, spec, limit, offset)) : [],
+        total,
+        plan: "broad",
+      };
+    }
     const matches = number(ftsCountQuery(spec));
     if (matches < plan.broadMinMatches) return undefined;
     if (((offset + limit) * number(maxRowidQuery)) / matches > plan.broadMaxWalk) return undefined;
@@ -90,7 +103,8 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
      * count. Broad text searches take the plan of search.broad.ts.
      */
     page(organizationId: string, spec: SearchSpec, limit: number, offset: number): SearchPage {
-      const broad = broadEligible(spec) ? broadPage(organizationId, spec, limit, offset) : undefined;
+      const broad =
+        plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset) : undefined;
       if (broad) return broad;
       const q = pageQuery(organizationId, spec, limit, offset);
       const rows = prepared(q).all(...q.params) as { id: string; total: number }[];
