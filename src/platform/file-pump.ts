@@ -22,14 +22,20 @@ export async function pumpFile(path: string, start: number, end: number, out: Wr
   closed.catch(() => {});
   out.once("close", onClose);
   try {
-    const buffers = [Buffer.allocUnsafeSlow(CHUNK), Buffer.allocUnsafeSlow(CHUNK)];
+    // Small ranges (a media element's seek) get one small buffer, not half a megabyte.
+    const length = end - start + 1;
+    const size = Math.max(1, Math.min(CHUNK, length));
+    const buffers = [
+      Buffer.allocUnsafeSlow(size),
+      length > size ? Buffer.allocUnsafeSlow(size) : Buffer.alloc(0),
+    ];
     const inFlight: (Promise<void> | undefined)[] = [undefined, undefined];
     let pos = start;
     for (let i = 0; pos <= end; i ^= 1) {
       await Promise.race([inFlight[i], closed]); // this buffer's last write must be done before refilling it
       if (out.destroyed) throw new Error("response closed");
       const buf = buffers[i] as Buffer;
-      const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK, end - pos + 1), pos);
+      const { bytesRead } = await fh.read(buf, 0, Math.min(size, end - pos + 1), pos);
       if (bytesRead === 0) throw new Error("file shorter than expected");
       pos += bytesRead;
       const pending = write(out, buf.subarray(0, bytesRead));
