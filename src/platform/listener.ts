@@ -123,6 +123,8 @@ export async function listen(handler: Handler, opts: ListenerOptions): Promise<L
       await closed;
       clearTimeout(timer);
       clearInterval(idleSweep);
+      // h1 never listened itself: closing it stops its connection-checking interval.
+      h1.close();
     },
   };
 }
