@@ -133,9 +133,21 @@ describe("watched folders", () => {
   });
 
   it("follows adds, changes, renames and removals on disk within seconds", async () => {
-    const root = tree({ "keep.txt": "k", "old-name.txt": "o", "gone.txt": "g", "sub/deep.txt": "d" });
+    const root = tree({
+      "keep.txt": "k",
+      "old-name.txt": "old content",
+      "gone.txt": "g",
+      "sub/deep.txt": "d",
+    });
     const { body } = await f.create({ name: "Live", path: root });
     await f.settled(body.id);
+    const before = await s.api("GET", `/api/v1/watched-folders/${body.id}/files`, { token });
+    const oldId = before.body.files.find((x: { name: string }) => x.name === "old-name.txt").id;
+    const saved = await s.api("PUT", `/api/v1/playback-positions/${oldId}`, {
+      token,
+      body: { position_seconds: 3 },
+    });
+    expect(saved.status).toBe(200);
     write(root, "new.txt", "fresh");
     renameSync(join(root, "old-name.txt"), join(root, "renamed.txt"));
     rmSync(join(root, "gone.txt"));
@@ -152,6 +164,11 @@ describe("watched folders", () => {
       (r) => r.body.files.find((x: { name: string }) => x.name === "keep.txt")?.size === 12,
     );
     expect(keep.body.total).toBe(4);
+    // A rename keeps the row, so its playback position (and tags) follow it.
+    const renamed = keep.body.files.find((x: { name: string }) => x.name === "renamed.txt");
+    expect(renamed.id).toBe(oldId);
+    const position = await s.api("GET", `/api/v1/playback-positions/${oldId}`, { token });
+    expect(position.body.position_seconds).toBe(3);
   });
 
   it("marks entries offline when the drive disappears and brings them back", async () => {

@@ -11,12 +11,9 @@ import {
   listDir,
 } from "../../platform/hostfs.ts";
 import { newId, nowIso } from "../../platform/ids.ts";
+import { BatchWriter, mapLimit } from "./batch-writer.ts";
 import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
 
-/** Rows written per transaction; between batches the event loop runs. */
-export const BATCH_SIZE = 4000;
-/** Longest a write transaction may hold the event loop; a batch that takes longer commits early and goes on after a yield. */
-const BATCH_BUDGET_MS = 40;
 const DIR_CONCURRENCY = 8;
 const STAT_CONCURRENCY = 32;
 
@@ -74,41 +71,6 @@ export const newStats = (): ScanStats => ({
 });
 
 /**
- * Queues row writes and applies them in transactions of up to BATCH_SIZE
- * rows, each cut short after BATCH_BUDGET_MS, yielding to the event loop
- * between them: a scan of 200k files never holds requests back for long.
- */
-class BatchWriter {
-  private ops: (() => void)[] = [];
-  private readonly repo: WatchedRepo;
-  private readonly stats: ScanStats;
-  constructor(repo: WatchedRepo, stats: ScanStats) {
-    this.repo = repo;
-    this.stats = stats;
-  }
-  push(op: () => void): void {
-    this.ops.push(op);
-  }
-  async maybeFlush(): Promise<void> {
-    if (this.ops.length >= BATCH_SIZE) await this.flush();
-  }
-  async flush(): Promise<void> {
-    if (this.ops.length === 0) return;
-    const ops = this.ops;
-    this.ops = [];
-    for (let i = 0; i < ops.length; ) {
-      const t0 = performance.now();
-      this.repo.transaction(() => {
-        while (i < ops.length && (i % 64 !== 63 || performance.now() - t0 < BATCH_BUDGET_MS))
-          (ops[i++] as () => void)();
-      });
-      await yieldToLoop();
-    }
-    this.stats.written += ops.length;
-  }
-}
-
-/**
  * Brings the index of the directories in `start` (and below, per
  * `opts.recurse`) in line with the host: a streaming walk, types from
  * dirents, a stat only for files, unchanged directories skipped on rescans
@@ -159,6 +121,7 @@ async function syncDir(
   if (!entries) return [];
   const byName = new Map(existing.map((row) => [row.name, row]));
   const subdirs: DirTask[] = [];
+  const fresh: { name: string; facts: FileFacts }[] = [];
   for (const entry of entries) {
     const row = byName.get(entry.name);
     if (entry.kind === "skip") continue;
@@ -167,8 +130,10 @@ async function syncDir(
       const sub = dirEntry(repo, writer, target, task, entry.name, row);
       if (sub.isNew) opts.onDir?.("add", sub.rel);
       subdirs.push(sub);
-    } else if (fileEntry(repo, writer, target, task, entry.name, entry.facts, row)) opts.stats.indexed++;
+    } else if (!row) fresh.push(entry);
+    else if (fileEntry(repo, writer, target, task, entry.name, entry.facts, row)) opts.stats.indexed++;
   }
+  renameOrAdd(repo, writer, target, task, fresh, byName, opts);
   // Rows whose entry vanished, or became something never indexed (a FIFO, an escaping link).
   for (const gone of byName.values()) {
     const rel = relOf(task, gone.name);
@@ -178,6 +143,38 @@ async function syncDir(
   // Stored after the children: an interrupted scan leaves the old mtime, so the next one redoes this directory.
   writer.push(() => repo.setDirMtime(task.id, mtime));
   return subdirs.filter((d) => opts.recurse === "all" || d.isNew);
+}
+
+/**
+ * New names in a directory: a vanished file row with the same size and mtime
+ * is taken to be the same file renamed (mv keeps the mtime), so it keeps its
+ * id, tags and playback positions; other names become new rows.
+ */
+function renameOrAdd(
+  repo: WatchedRepo,
+  writer: BatchWriter,
+  target: ScanTarget,
+  task: DirTask,
+  fresh: { name: string; facts: FileFacts }[],
+  gone: Map<string, IndexedChild>,
+  opts: ScanOptions,
+): void {
+  const bySignature = new Map<string, IndexedChild>();
+  for (const row of gone.values()) {
+    if (row.type === "file") bySignature.set(`${row.size}:${row.host_mtime_ms}`, row);
+  }
+  for (const { name, facts } of fresh) {
+    const key = `${facts.size}:${facts.mtimeMs}`;
+    const old = bySignature.get(key);
+    if (old) {
+      bySignature.delete(key);
+      gone.delete(old.name);
+      const rel = relOf(task, name);
+      const mime = lookup(name) || "application/octet-stream";
+      writer.push(() => repo.renameEntry({ id: old.id, name, path: `${task.path}/${name}`, rel, mime }));
+    } else fileEntry(repo, writer, target, task, name, facts, undefined);
+    opts.stats.indexed++;
+  }
 }
 
 type Resolved = { name: string; kind: "dir" | "skip" } | { name: string; kind: "file"; facts: FileFacts };
@@ -341,17 +338,3 @@ const childTask = (parent: DirTask, row: IndexedChild): DirTask => ({
   knownMtime: row.host_mtime_ms,
   isNew: false,
 });
-
-/** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-  return out;
-}

@@ -1,0 +1,60 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
+import type { WatchedRepo } from "./watched.repo.ts";
+
+/** Rows written per transaction; between batches the event loop runs. */
+export const BATCH_SIZE = 4000;
+/** Longest a write transaction may hold the event loop; a batch that takes longer commits early and goes on after a yield. */
+const BATCH_BUDGET_MS = 40;
+/** What the writer counts. */
+export interface WriteStats {
+  written: number;
+}
+
+/**
+ * Queues row writes and applies them in transactions of up to BATCH_SIZE
+ * rows, each cut short after BATCH_BUDGET_MS, yielding to the event loop
+ * between them: a scan of 200k files never holds requests back for long.
+ */
+export class BatchWriter {
+  private ops: (() => void)[] = [];
+  private readonly repo: WatchedRepo;
+  private readonly stats: WriteStats;
+  constructor(repo: WatchedRepo, stats: WriteStats) {
+    this.repo = repo;
+    this.stats = stats;
+  }
+  push(op: () => void): void {
+    this.ops.push(op);
+  }
+  async maybeFlush(): Promise<void> {
+    if (this.ops.length >= BATCH_SIZE) await this.flush();
+  }
+  async flush(): Promise<void> {
+    if (this.ops.length === 0) return;
+    const ops = this.ops;
+    this.ops = [];
+    for (let i = 0; i < ops.length; ) {
+      const t0 = performance.now();
+      this.repo.transaction(() => {
+        while (i < ops.length && (i % 64 !== 63 || performance.now() - t0 < BATCH_BUDGET_MS))
+          (ops[i++] as () => void)();
+      });
+      await yieldToLoop();
+    }
+    this.stats.written += ops.length;
+  }
+}
+
+/** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const run = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+  return out;
+}
