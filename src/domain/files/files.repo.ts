@@ -26,6 +26,14 @@ export function createFilesRepo(db: Db) {
       UNION ALL
       SELECT f.id, f.parent_id FROM files f JOIN up ON f.id = up.parent_id
     ) SELECT id FROM up`);
+  // Prepared once: every request of the tree starts with a lookup by id.
+  const byId = and(eq(files.id, sql.placeholder("id")), eq(files.organization_id, sql.placeholder("org")));
+  const getAny = db.select().from(files).where(byId).prepare();
+  const getLive = db
+    .select()
+    .from(files)
+    .where(and(byId, eq(files.is_deleted, false)))
+    .prepare();
   // Descendants' paths all start with the root's old path: swap that prefix.
   const rewriteStmt = sqlite.prepare<[string, string, string, number]>(`
     WITH RECURSIVE sub(id) AS (
@@ -37,13 +45,7 @@ export function createFilesRepo(db: Db) {
   return {
     /** A row by id in the organization; live only unless `withDeleted`. */
     get(orgId: string, id: string, withDeleted = false): FileRow | undefined {
-      const where = [eq(files.id, id), eq(files.organization_id, orgId)];
-      if (!withDeleted) where.push(eq(files.is_deleted, false));
-      return db
-        .select()
-        .from(files)
-        .where(and(...where))
-        .get();
+      return (withDeleted ? getAny : getLive).get({ id, org: orgId });
     },
 
     /** The live child of `parentId` (null = top) named `name`. */
