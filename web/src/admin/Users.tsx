@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../lib/api.ts";
+import { api, claims } from "../lib/api.ts";
 import { formatDate, messageOf } from "../lib/format.ts";
 import { toast } from "../lib/toast.ts";
 import type { Role, User } from "../lib/types.ts";
@@ -78,9 +78,13 @@ export function Users() {
               <td>{roleNames(u)}</td>
               <td class="wide-only">{formatDate(u.created_at)}</td>
               <td>
-                <button type="button" class="btn small" onClick={() => setActive(u, u.is_active === false)}>
-                  {u.is_active === false ? "Reactivate" : "Deactivate"}
-                </button>
+                {u.id === claims().sub ? (
+                  <span class="muted small">You</span>
+                ) : (
+                  <button type="button" class="btn small" onClick={() => setActive(u, u.is_active === false)}>
+                    {u.is_active === false ? "Reactivate" : "Deactivate"}
+                  </button>
+                )}
               </td>
             </tr>
           ))}

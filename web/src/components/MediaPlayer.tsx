@@ -47,8 +47,10 @@ export function MediaPlayer({ f }: { f: FileRec }) {
       last = Date.now();
       void savePosition(f.id, el.currentTime, el.duration, keepalive);
     };
+    let resumed = false;
     const onMeta = () => {
-      if (resumeAt !== undefined && resumeAt < el.duration) {
+      if (!resumed && resumeAt !== undefined && resumeAt < el.duration) {
+        resumed = true;
         el.currentTime = resumeAt;
         setNote(`Resumed at ${formatDuration(resumeAt)}`);
       }
@@ -58,6 +60,8 @@ export function MediaPlayer({ f }: { f: FileRec }) {
     const onEnded = () => save(true);
     const onLeave = () => save(true, true);
     el.addEventListener("loadedmetadata", onMeta);
+    // A small file may have its metadata before this effect runs: resume now then.
+    if (el.readyState >= 1) onMeta();
     el.addEventListener("timeupdate", onTime);
     el.addEventListener("pause", onPause);
     el.addEventListener("seeked", onPause);

@@ -13,17 +13,27 @@ export async function getPosition(fileId: string): Promise<PlaybackPosition | un
   }
 }
 
-/** Saves where playback is; `keepalive` lets the last save survive the page closing. */
+let pending: Promise<unknown> = Promise.resolve();
+
+/**
+ * Saves where playback is. Saves go one after another, so a slow early one
+ * cannot land after a later one and rewind the position; `keepalive` (the
+ * page is going away) sends at once, as the queue would not outlive the page.
+ */
 export function savePosition(
   fileId: string,
   position: number,
   duration: number,
   keepalive = false,
 ): Promise<unknown> {
-  return api("PUT", path(fileId), {
-    body: { position_seconds: position, duration_seconds: Number.isFinite(duration) ? duration : 0 },
-    keepalive,
-  }).catch(() => undefined);
+  const send = () =>
+    api("PUT", path(fileId), {
+      body: { position_seconds: position, duration_seconds: Number.isFinite(duration) ? duration : 0 },
+      keepalive,
+    }).catch(() => undefined);
+  if (keepalive) return send();
+  pending = pending.then(send);
+  return pending;
 }
 
 /** The "continue watching" list: started, not finished, newest first. */
