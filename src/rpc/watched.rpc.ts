@@ -23,9 +23,9 @@ export function watchedRpc(ctx: AppContext): Partial<ServiceImpl<typeof WatchedF
     listWatchedFolders: (_req, call) => ({
       watchedFolders: watched().list(actorOf(call)).folders.map(watchedFolderToProto),
     }),
-    updateWatchedFolder: (req, call) => ({
+    updateWatchedFolder: async (req, call) => ({
       watchedFolder: watchedFolderToProto(
-        watched().update(actorOf(call), req.id, { ...(req.name !== undefined ? { name: req.name } : {}) }),
+        await watched().update(actorOf(call), req.id, { ...(req.name !== undefined ? { name: req.name } : {}) }),
       ),
     }),
     deleteWatchedFolder: async (req, call) => {

@@ -201,6 +201,16 @@ describe("watched folders", () => {
     expect(put.status).toBe(200);
     expect(put.body.name).toBe("After");
     expect(await f.names(body.id)).toEqual(["/After/a/b.txt"]);
+    const other = tree({ "c/d.txt": "d" });
+    const moved = await s.api("PUT", `/api/v1/watched-folders/${body.id}`, { token, body: { path: other } });
+    expect([moved.status, moved.body.path]).toEqual([200, other]);
+    await f.settled(body.id, put.body.updated_at);
+    await waitFor(
+      () => f.names(body.id),
+      (n) => JSON.stringify(n) === JSON.stringify(["/After/c/d.txt"]),
+    );
+    const bad = await s.api("PUT", `/api/v1/watched-folders/${body.id}`, { token, body: { path: "/etc" } });
+    expect(bad.status).toBe(403);
     const del = await s.api("DELETE", `/api/v1/watched-folders/${body.id}`, { token });
     expect(del.body).toEqual({ success: true });
     expect((await s.api("GET", `/api/v1/watched-folders/${body.id}`, { token })).status).toBe(404);

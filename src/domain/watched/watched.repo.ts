@@ -132,8 +132,10 @@ export function createWatchedRepo(db: Db) {
         .get(),
     getById: (id: string) => db.select().from(watchedFolders).where(eq(watchedFolders.id, id)).get(),
     insertFolder: (row: typeof watchedFolders.$inferInsert) => db.insert(watchedFolders).values(row).run(),
-    updateFolder: (id: string, patch: FolderProgress & { name?: string; updated_at?: string }) =>
-      db.update(watchedFolders).set(patch).where(eq(watchedFolders.id, id)).run(),
+    updateFolder: (
+      id: string,
+      patch: FolderProgress & { name?: string; path?: string; updated_at?: string },
+    ) => db.update(watchedFolders).set(patch).where(eq(watchedFolders.id, id)).run(),
     deleteFolder: (id: string) => {
       c.transaction(() => {
         db.delete(files).where(eq(files.watched_folder_id, id)).run();

@@ -19,7 +19,15 @@ export const CreateWatchedFolderInput = z
   .openapi("CreateWatchedFolderRequest");
 
 export const UpdateWatchedFolderInput = z
-  .object({ name: z.string().min(1).max(255).optional() })
+  .object({
+    name: z.string().min(1).max(255).optional(),
+    path: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .openapi({ description: "A new host directory; the index is rebuilt" }),
+  })
   .strict()
   .openapi("UpdateWatchedFolderRequest");
 

@@ -54,7 +54,7 @@ export function createWatchedService(deps: WatchedDeps) {
   };
 
   /** The real host directory for a new folder, after every refusal rule. */
-  async function checkedRoot(path: string): Promise<string> {
+  async function checkedRoot(path: string, self?: string): Promise<string> {
     if (!isPlainAbsolute(path))
       throw invalid("path must be an absolute host path without '..'", { field: "path" });
     const real = await realDir(path);
@@ -64,6 +64,7 @@ export function createWatchedService(deps: WatchedDeps) {
       throw forbidden("a watched folder cannot be, contain or lie inside Attic's data directory");
     }
     for (const other of repo.allPaths()) {
+      if (other.id === self) continue;
       if (isInside(real, other.path) || isInside(other.path, real)) {
         throw forbidden(`${real} overlaps the watched folder at ${other.path}`);
       }
@@ -119,11 +120,16 @@ export function createWatchedService(deps: WatchedDeps) {
       return toDto(folderOf(actor, id));
     },
 
-    /** Renames the folder and its mount directory (PUT /watched-folders/:id). */
-    update(actor: Actor, id: string, input: unknown): WatchedFolderDto {
+    /**
+     * Renames the folder (and its directory in the tree) and/or points it at
+     * another host path (PUT /watched-folders/:id): the old index is dropped
+     * and the new path scanned in the background, under the same rules as create.
+     */
+    async update(actor: Actor, id: string, input: unknown): Promise<WatchedFolderDto> {
       requirePermission(actor, "org:admin");
       const q = parseInput(UpdateWatchedFolderInput, input ?? {});
       const row = folderOf(actor, id);
+      const root = q.path === undefined ? undefined : await checkedRoot(q.path, row.id);
       const mount = repo.mountRow(row.id);
       if (q.name !== undefined && mount) {
         const name = normalizeName(q.name);
@@ -131,6 +137,20 @@ export function createWatchedService(deps: WatchedDeps) {
         conflictOnUnique(`a file or directory named ${JSON.stringify(name)} already exists there`, () =>
           repo.renameMount(actor.organizationId, row.id, mount.path, newPath, name, nowIso()),
         );
+      }
+      if (root !== undefined && root !== row.path && mount) {
+        await runtime.stop(row.id);
+        repo.transaction(() => {
+          repo.deleteContents(row.id);
+          repo.setDirMtime(mount.id, null);
+          repo.updateFolder(row.id, {
+            path: root,
+            status: "scanning",
+            files_indexed: 0,
+            updated_at: nowIso(),
+          });
+        });
+        void runtime.scan(row.id, false);
       }
       return toDto(folderOf(actor, id));
     },

@@ -56,7 +56,7 @@ const get = route({
 const update = route({
   method: "put",
   path: "/watched-folders/{id}",
-  summary: "Rename a watched folder (and its directory in the tree)",
+  summary: "Rename a watched folder (and its directory in the tree) and/or point it at another host path",
   request: { params: IdParam, body: { ...json(UpdateWatchedFolderInput), required: true } },
   responses: {
     200: { description: "The folder", ...json(WatchedFolderSchema) },
@@ -104,8 +104,8 @@ export function watchedFoldersRoutes(ctx: AppContext, guards: Guards): Router {
   r.openapi(create, async (c) => c.json(await watched.create(actorOf(c), c.req.valid("json")), 201));
   r.openapi(list, (c) => c.json(watched.list(actorOf(c)), 200));
   r.openapi(get, (c) => c.json(watched.get(actorOf(c), c.req.valid("param").id), 200));
-  r.openapi(update, (c) =>
-    c.json(watched.update(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
+  r.openapi(update, async (c) =>
+    c.json(await watched.update(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
   );
   r.openapi(remove, async (c) => {
     await watched.remove(actorOf(c), c.req.valid("param").id);
