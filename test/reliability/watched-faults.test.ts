@@ -1,13 +1,32 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChildServer, loginAdmin, report, spawnServer } from "./helpers/child-server.ts";
 import { type Client, client } from "./helpers/files-client.ts";
 
-/** Root reads any file whatever its mode: run the server as nobody so mode 000 means unreadable. */
-const UID = process.getuid?.() === 0 ? 65534 : undefined;
+const SRC = resolve(import.meta.dirname, "../../src/main.ts");
+/**
+ * Root reads any file whatever its mode: run the server as nobody so mode 000
+ * means unreadable, when nobody can read the checkout (not under /root, say);
+ * otherwise as ourselves, where the unreadable cases become readable ones.
+ */
+const UID = process.getuid?.() === 0 && canRunAs(65534) ? 65534 : undefined;
+
+function canRunAs(uid: number): boolean {
+  try {
+    execFileSync(process.execPath, ["-e", `require("fs").accessSync(${JSON.stringify(SRC)})`], {
+      uid,
+      gid: uid,
+      stdio: "ignore",
+    });
+    return true;
+  } catch {
+    report(`cannot run the server as uid ${uid} (checkout unreadable); unreadable-file cases run as root`);
+    return false;
+  }
+}
 const OK_FILES = 20;
 
 interface Folder {
