@@ -8,6 +8,7 @@
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -52,6 +53,11 @@ export async function buildWeb(opts: { outDir?: string; minify?: boolean } = {})
   const files = ["index.html", "assets/favicon.svg", ...outputs.filter((p) => !p.endsWith(".js.map"))]
     .map((p) => p.split("\\").join("/"))
     .filter((p) => !(p.startsWith("assets/style-") && p.endsWith(".js")));
+  // Precompressed copies of the text assets: served when the browser accepts gzip, no work per request.
+  for (const f of files.filter((p) => /\.(js|css|svg)$/.test(p))) {
+    writeFileSync(join(outDir, `${f}.gz`), gzipSync(readFileSync(join(outDir, f)), { level: 9 }));
+    files.push(`${f}.gz`);
+  }
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify({ files }, null, 2)}\n`);
   return { outDir, files };
 }

@@ -63,13 +63,19 @@ export function webUi(): MiddlewareHandler<Env> {
       return next();
     }
     const name = path.slice(1);
-    const asset = name.startsWith("assets/") ? readWebAsset(name) : undefined;
-    if (asset) {
-      const ext = name.slice(name.lastIndexOf(".") + 1);
-      return c.body(asset as Uint8Array<ArrayBuffer>, 200, {
-        "Content-Type": TYPES[ext] ?? "application/octet-stream",
-        "Cache-Control": "public, max-age=31536000, immutable",
-      });
+    if (name.startsWith("assets/") && !name.endsWith(".gz")) {
+      const gzip = /\bgzip\b/.test(c.req.header("accept-encoding") ?? "");
+      const packed = gzip ? readWebAsset(`${name}.gz`) : undefined;
+      const asset = packed ?? readWebAsset(name);
+      if (asset) {
+        const ext = name.slice(name.lastIndexOf(".") + 1);
+        return c.body(asset as Uint8Array<ArrayBuffer>, 200, {
+          "Content-Type": TYPES[ext] ?? "application/octet-stream",
+          "Cache-Control": "public, max-age=31536000, immutable",
+          Vary: "Accept-Encoding",
+          ...(packed ? { "Content-Encoding": "gzip" } : {}),
+        });
+      }
     }
     if (name.startsWith("assets/")) return next();
     const index = readWebAsset("index.html");

@@ -62,6 +62,10 @@ describe("web UI", () => {
     const asset = await fetch(s.url + js);
     expect(asset.headers.get("content-type")).toContain("javascript");
     expect(asset.headers.get("cache-control")).toContain("immutable");
+    expect(asset.headers.get("content-encoding")).toBe("gzip");
+    const plain = await fetch(s.url + js, { headers: { "accept-encoding": "identity" } });
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect((await plain.text()).length).toBe((await asset.text()).length);
     expect((await fetch(`${s.url}/d/some-folder?open=x`)).headers.get("content-type")).toContain("text/html");
     expect((await fetch(`${s.url}/assets/missing.js`)).status).toBe(404);
     const api404 = await s.api("GET", "/api/v1/definitely-not-here");
@@ -396,6 +400,12 @@ describe("web UI", () => {
     await entry("hello.txt").waitFor();
     await ui.shot("phone-files");
     await page.getByRole("button", { name: "Grid view" }).click();
+    // The server's thumbnail, fetched with the Authorization header into a blob: URL.
+    await page.waitForFunction(() =>
+      document
+        .querySelector<HTMLImageElement>('[data-name="picture.png"] .thumb img')
+        ?.src.startsWith("blob:"),
+    );
     await ui.shot("phone-grid");
     await page.getByRole("button", { name: "List view" }).click();
     await entry("picture.png").click();
