@@ -123,6 +123,14 @@ describe("directories", () => {
     expect((await s.api("GET", `/api/v1/files/${f.body.id}`, { token })).body.path).toBe(
       "/movesrc/inner/deep.txt",
     );
+    // No destination at all is refused rather than read as "the top".
+    expect((await s.api("POST", `/api/v1/files/${f.body.id}/move`, { token, body: {} })).status).toBe(400);
+    expect((await s.api("POST", `/api/v1/directories/${src.id}/move`, { token, body: {} })).status).toBe(400);
+    const viaAlias = await s.api("POST", `/api/v1/files/${f.body.id}/move`, {
+      token,
+      body: { parent_id: dest.id },
+    });
+    expect(viaAlias.body.path).toBe("/movedest/deep.txt");
   });
 
   it("refuses to move or copy a directory into itself or its subtree (400)", async () => {

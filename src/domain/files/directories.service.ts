@@ -10,6 +10,7 @@ import {
   CreateDirectoryInput,
   ListFilesInput,
   MoveFileInput,
+  moveTarget,
   PageInput,
   parseInput,
   RecursiveInput,
@@ -129,7 +130,7 @@ export function createDirectoriesService(deps: { db: Db; repo: FilesRepo; tree: 
       requirePermission(actor, "file:write");
       const q = parseInput(MoveFileInput, input ?? {});
       tree.liveDir(actor, id);
-      const parentId = q.new_parent_id !== undefined ? q.new_parent_id : (q.parent_id ?? null);
+      const parentId = moveTarget(q);
       return one(actor, tree.relocate(actor, id, { parentId }));
     },
 

@@ -41,6 +41,19 @@ export const MoveFileInput = z
   })
   .openapi("MoveFileRequest");
 
+/**
+ * The destination of a move: `new_parent_id` (or its alias `parent_id`);
+ * null or "" is the top level. Neither given is 400, so an empty body never
+ * moves anything to the top by accident.
+ */
+export function moveTarget(q: { new_parent_id?: string | null; parent_id?: string | null }): string | null {
+  const target = q.new_parent_id !== undefined ? q.new_parent_id : q.parent_id;
+  if (target === undefined) {
+    throw new AppError("VALIDATION", 'new_parent_id is required (null or "" for the top level)');
+  }
+  return target;
+}
+
 export const CopyFileInput = z
   .object({ destination_parent_id: parentRef, new_name: z.string().max(1024).optional() })
   .openapi("CopyFileRequest");

@@ -18,6 +18,7 @@ import {
   CopyFileInput,
   ListFilesInput,
   MoveFileInput,
+  moveTarget,
   parseInput,
   RecursiveInput,
   UpdateFileInput,
@@ -111,7 +112,7 @@ export function createFilesService(deps: FilesDeps) {
     move(actor: Actor, id: string, input: unknown): FileDto {
       requirePermission(actor, "file:write");
       const q = parseInput(MoveFileInput, input ?? {});
-      const parentId = q.new_parent_id !== undefined ? q.new_parent_id : (q.parent_id ?? null);
+      const parentId = moveTarget(q);
       return dto(tree.relocate(actor, id, { parentId }));
     },
 
