@@ -160,6 +160,23 @@ describe("files: upload", () => {
     expect(notDir.status).toBe(400);
   });
 
+  it("answers 400 and keeps nothing when the form breaks off after the file part", async () => {
+    const b = "XyZboundary";
+    const body =
+      `--${b}\r\nContent-Disposition: form-data; name="file"; filename="cut.txt"\r\n\r\n` +
+      `complete file bytes\r\n--${b}\r\nContent-Disposition: form-da`;
+    const r = await s.api("POST", "/api/v1/files", {
+      token,
+      body,
+      headers: { "content-type": `multipart/form-data; boundary=${b}` },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe("ERR_VALIDATION");
+    expect(filesUnder(join(s.dataDir, "tmp"))).toEqual([]);
+    const list = await s.api("GET", "/api/v1/files?limit=1000", { token });
+    expect(list.body.files.map((f: { name: string }) => f.name)).not.toContain("cut.txt");
+  });
+
   it("requires authentication and counts uploads by status and type", async () => {
     const r = await s.api("POST", "/api/v1/files", { body: formWith("anon.txt", "x") });
     expect(r.status).toBe(401);

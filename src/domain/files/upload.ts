@@ -31,6 +31,14 @@ export interface UploadInput {
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
+/** A failure of the client's body (aborted, malformed) is 400; a full disk stays 507. */
+function asUploadError(err: unknown): never {
+  throw (
+    fromSystemError(err) ??
+    new AppError("VALIDATION", "upload aborted or malformed", undefined, { cause: err })
+  );
+}
+
 export interface UploadDeps {
   db: Db;
   repo: FilesRepo;
@@ -73,15 +81,8 @@ export function createUpload(deps: UploadDeps) {
     }
   }
 
-  async function stage(source: AsyncIterable<Uint8Array>): Promise<StagedBlob> {
-    try {
-      return await blobs.stage(source, { maxBytes: deps.maxUploadBytes });
-    } catch (err) {
-      throw (
-        fromSystemError(err) ??
-        new AppError("VALIDATION", "upload aborted or malformed", undefined, { cause: err })
-      );
-    }
+  function stage(source: AsyncIterable<Uint8Array>): Promise<StagedBlob> {
+    return blobs.stage(source, { maxBytes: deps.maxUploadBytes }).catch(asUploadError);
   }
 
   function insertRow(
@@ -130,7 +131,7 @@ export function createUpload(deps: UploadDeps) {
       const staged = await stage(input.source);
       let committed = false;
       try {
-        const late = input.late ? await input.late() : {};
+        const late = input.late ? await input.late().catch(asUploadError) : {};
         checkHash(late.expectedSha256 ?? input.expectedSha256, staged);
         const parentId = late.parentId !== undefined ? late.parentId : input.parentId;
         const parent = destination(actor, parentId, name);
