@@ -112,13 +112,15 @@ async function syncDir(
     opts.onDir?.("remove", task.rel);
     return [];
   }
-  const existing = task.isNew ? [] : repo.children(target.organizationId, task.id);
   if (!opts.full && !task.isNew && task.knownMtime === mtime) {
+    // Unchanged: no entry was added, removed or renamed here; only its subdirectories need a look.
     opts.stats.dirsSkipped++;
-    return opts.recurse === "all" ? existing.filter(isDir).map((row) => childTask(task, row)) : [];
+    if (opts.recurse !== "all") return [];
+    return repo.childDirs(target.organizationId, task.id).map((row) => childTask(task, row));
   }
   const entries = await readEntries(abs, target, opts);
   if (!entries) return [];
+  const existing = task.isNew ? [] : repo.children(target.organizationId, task.id);
   const byName = new Map(existing.map((row) => [row.name, row]));
   const subdirs: DirTask[] = [];
   const fresh: { name: string; facts: FileFacts }[] = [];

@@ -41,6 +41,10 @@ export function createWatchedRepo(db: Db) {
     `select id, name, type, size, host_mtime_ms, is_offline from files
      where organization_id = ? and parent_id = ? and is_deleted = 0`,
   );
+  const childDirs = c.prepare<[string, string], IndexedChild>(
+    `select id, name, type, size, host_mtime_ms, is_offline from files
+     where organization_id = ? and parent_id = ? and is_deleted = 0 and type = 'directory'`,
+  );
   const byRel = c.prepare<[string, string], { id: string; path: string; type: string }>(
     "select id, path, type from files where watched_folder_id = ? and host_rel_path = ? and is_deleted = 0",
   );
@@ -90,6 +94,8 @@ export function createWatchedRepo(db: Db) {
   return {
     /** Live rows directly under a directory row. */
     children: (orgId: string, parentId: string) => children.all(orgId, parentId),
+    /** Live directory rows directly under a directory row. */
+    childDirs: (orgId: string, parentId: string) => childDirs.all(orgId, parentId),
     /** The row mirroring host path `rel` of folder `fid` ("" is the mount directory). */
     byRel: (fid: string, rel: string) => byRel.get(fid, rel),
     insertEntry: (row: NewEntry) => insert.run(row),
