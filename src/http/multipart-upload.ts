@@ -72,6 +72,8 @@ function parse(ctx: AppContext, c: Ctx, bb: busboy.Busboy): Promise<FileDto> {
     bb.on("file", (name, stream, info) => {
       if (name !== "file" || started) return void stream.resume();
       started = true;
+      // If the upload is refused before it reads the stream, a later teardown must not crash the process.
+      stream.on("error", () => {});
       const early = parentOf(fields, c);
       ctx.services.files
         .upload(actorOf(c), {
