@@ -197,11 +197,12 @@ describe("files: read paths", () => {
 
   it("lists the top level with pagination, directories first, and a total", async () => {
     await mkdir(s, token, "zdir");
-    for (const n of ["b.txt", "a.txt", "c.txt"]) await upload(s, token, n, n);
+    for (const n of ["b.txt", "a.txt", "C.txt"]) await upload(s, token, n, n);
     const all = await s.api("GET", "/api/v1/files", { token });
     expect(all.status).toBe(200);
     expect(all.body.total).toBe(4);
-    expect(all.body.files.map((f: { name: string }) => f.name)).toEqual(["zdir", "a.txt", "b.txt", "c.txt"]);
+    // Directories first, then names without regard to case.
+    expect(all.body.files.map((f: { name: string }) => f.name)).toEqual(["zdir", "a.txt", "b.txt", "C.txt"]);
     const page = await s.api("GET", "/api/v1/files?limit=2&offset=1", { token });
     expect(page.body.files.map((f: { name: string }) => f.name)).toEqual(["a.txt", "b.txt"]);
     expect(page.body.total).toBe(4);

@@ -81,7 +81,7 @@ export function createFilesRepo(db: Db) {
         .select()
         .from(files)
         .where(where)
-        .orderBy(desc(sql`${files.type} = 'directory'`), asc(files.name))
+        .orderBy(desc(sql`${files.type} = 'directory'`), sql`${files.name} COLLATE NOCASE`, asc(files.name))
         .limit(page.limit)
         .offset(page.offset)
         .all();
