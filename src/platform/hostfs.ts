@@ -1,4 +1,4 @@
-import { constants, statSync } from "node:fs";
+import { constants, lstatSync, statSync } from "node:fs";
 import { type FileHandle, lstat, open, readdir, readlink, realpath, stat, statfs } from "node:fs/promises";
 import { isAbsolute, normalize, sep } from "node:path";
 
@@ -107,6 +107,12 @@ export async function isNetworkFs(path: string): Promise<boolean> {
   } catch {
     return true;
   }
+}
+
+/** Like dirMtime, synchronously (local file systems only); undefined when missing or not a directory. */
+export function dirMtimeSync(abs: string): number | undefined {
+  const st = lstatSync(abs, { throwIfNoEntry: false });
+  return st?.isDirectory() ? Math.trunc(st.mtimeMs) : undefined;
 }
 
 /** Directory mtime (ms, truncated) or undefined when `abs` is not a directory (lstat: links are not followed). */

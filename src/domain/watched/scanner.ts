@@ -5,6 +5,7 @@ import type { HostEntry } from "../../platform/hostfs.ts";
 import {
   confinedLinkTarget,
   dirMtime,
+  dirMtimeSync,
   type FileFacts,
   fileFacts,
   fileFactsSync,
@@ -15,6 +16,7 @@ import { BatchWriter, mapLimit } from "./batch-writer.ts";
 import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
 
 const DIR_CONCURRENCY = 8;
+const YIELD_EVERY_MS = 10;
 const STAT_CONCURRENCY = 32;
 
 /** What a scan or a sync needs to know about the folder. */
@@ -84,12 +86,18 @@ export async function syncTree(
 ): Promise<void> {
   const writer = new BatchWriter(repo, opts.stats);
   const queue = [...start];
+  let lastYield = performance.now();
   const worker = async () => {
     for (let task = queue.pop(); task; task = queue.pop()) {
       opts.signal?.throwIfAborted();
       const subdirs = await syncDir(repo, writer, target, task, opts);
       queue.push(...subdirs);
       await writer.maybeFlush();
+      // Unchanged directories resolve without I/O waits: give the event loop its turn every few ms.
+      if (performance.now() - lastYield > YIELD_EVERY_MS) {
+        await yieldToLoop();
+        lastYield = performance.now();
+      }
     }
   };
   // Workers end when the queue is momentarily empty; loop until no worker found more work.
@@ -105,7 +113,7 @@ async function syncDir(
   opts: ScanOptions,
 ): Promise<DirTask[]> {
   const abs = join(target.root, task.rel);
-  const mtime = await dirMtime(abs).catch(() => undefined);
+  const mtime = target.local ? safe(() => dirMtimeSync(abs)) : await dirMtime(abs).catch(() => undefined);
   if (mtime === undefined) {
     // Gone (or replaced by a link or a file) since its parent was read: drop it.
     if (task.rel !== "") writer.push(() => repo.deleteSubtree(target.folderId, task.rel));
@@ -331,6 +339,13 @@ function base(
   };
 }
 
+const safe = <T>(fn: () => T): T | undefined => {
+  try {
+    return fn();
+  } catch {
+    return undefined;
+  }
+};
 const isDir = (row: IndexedChild) => row.type === "directory";
 const relOf = (parent: DirTask, name: string) => (parent.rel === "" ? name : `${parent.rel}/${name}`);
 const childTask = (parent: DirTask, row: IndexedChild): DirTask => ({
