@@ -2,19 +2,29 @@ import { isIP } from "node:net";
 import type { Ctx } from "./env.ts";
 
 /**
- * The client's address: the socket's peer, or, only when `trustProxy` is on,
- * the LAST address of X-Forwarded-For: the one the trusted reverse proxy
- * itself appended. Earlier entries come from the client and could be forged
- * to pick a fresh rate-limit budget. IPv4-mapped IPv6 (`::ffff:a.b.c.d`, seen
- * when listening on `::`) is reported as plain IPv4, so one client has one key.
+ * The client's address, for REST and RPC alike: the socket's peer, or, only
+ * when `trustProxy` is on, the LAST address of X-Forwarded-For: the one the
+ * trusted reverse proxy itself appended. Earlier entries come from the client
+ * and could be forged to pick a fresh rate-limit budget. IPv4-mapped IPv6
+ * (`::ffff:a.b.c.d`, seen when listening on `::`) is reported as plain IPv4,
+ * so one client has one key.
  */
-export function clientIp(c: Ctx, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = c.req.header("x-forwarded-for")?.split(",").pop()?.trim();
-    if (forwarded && isIP(forwarded)) return unmapIpv4(forwarded);
+export function resolveClientIp(
+  peer: string | undefined,
+  forwardedFor: string | string[] | undefined,
+  trustProxy: boolean,
+): string {
+  if (trustProxy && forwardedFor !== undefined) {
+    const header = Array.isArray(forwardedFor) ? forwardedFor.join(",") : forwardedFor;
+    const last = header.split(",").pop()?.trim();
+    if (last && isIP(last)) return unmapIpv4(last);
   }
-  const peer = c.env?.incoming?.socket?.remoteAddress;
   return peer ? unmapIpv4(peer) : "unknown";
+}
+
+/** resolveClientIp for a Hono request. */
+export function clientIp(c: Ctx, trustProxy: boolean): string {
+  return resolveClientIp(c.env?.incoming?.socket?.remoteAddress, c.req.header("x-forwarded-for"), trustProxy);
 }
 
 /** `::ffff:192.0.2.1` → `192.0.2.1`; anything else unchanged. */

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
-import { isIP } from "node:net";
 import {
   type ContextValues,
   createContextKey,
@@ -10,6 +9,7 @@ import {
 import type { AppContext } from "../context.ts";
 import type { Actor } from "../domain/actor.ts";
 import { AppError } from "../errors.ts";
+import { resolveClientIp } from "../http/client-ip.ts";
 
 /** The authenticated caller, set by the auth interceptor before any method runs. */
 export const kActor = createContextKey<Actor | undefined>(undefined, { description: "attic actor" });
@@ -26,12 +26,11 @@ export function rpcContextValues(
 ): (req: IncomingMessage | Http2ServerRequest) => ContextValues {
   return (req) => {
     const values = createContextValues();
-    let ip = req.socket?.remoteAddress ?? "unknown";
-    if (ctx.cfg.server.trust_proxy) {
-      const header = req.headers["x-forwarded-for"];
-      const first = (Array.isArray(header) ? header[0] : header)?.split(",")[0]?.trim();
-      if (first && isIP(first)) ip = first;
-    }
+    const ip = resolveClientIp(
+      req.socket?.remoteAddress,
+      req.headers["x-forwarded-for"],
+      ctx.cfg.server.trust_proxy,
+    );
     return values.set(kClientIp, ip);
   };
 }
