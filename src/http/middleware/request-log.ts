@@ -5,6 +5,9 @@ import type { Logger } from "../../log.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import type { Env } from "../env.ts";
 
+/** Method labels of the duration histogram; HTTP/2 lets a client send any token, which would grow it without bound. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
 /**
  * Gives each request an id (X-Request-Id), a child logger, and on completion
  * one log line (method, route, status, duration: never headers or bodies) and
@@ -23,7 +26,8 @@ export function requestLog(log: Logger, metrics: Metrics): MiddlewareHandler<Env
     const route = c.finalized ? routePath(c) : "unmatched";
     const status = c.res.status;
     const seconds = (performance.now() - start) / 1000;
-    metrics.httpRequestDuration.observe({ method: c.req.method, route, status: String(status) }, seconds);
+    const method = METHODS.has(c.req.method) ? c.req.method : "OTHER";
+    metrics.httpRequestDuration.observe({ method, route, status: String(status) }, seconds);
     const line = {
       method: c.req.method,
       route,
