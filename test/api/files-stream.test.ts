@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { get } from "node:http";
+import http2 from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getBytes, upload } from "../helpers/files.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -150,5 +151,35 @@ describe("files: /stream with byte ranges", () => {
     expect(fds()).toBeLessThanOrEqual(before + 2);
     const again = await getBytes(s, token, path(), { range: "bytes=0-99" });
     expect(again.bytes.equals(video.subarray(0, 100))).toBe(true);
+  });
+
+  it("serves ranges over cleartext HTTP/2 too, with the same headers", async () => {
+    const client = http2.connect(s.url);
+    try {
+      const { headers, body } = await new Promise<{ headers: http2.IncomingHttpHeaders; body: Buffer }>(
+        (resolve, reject) => {
+          const req = client.request({
+            ":path": path(),
+            authorization: `Bearer ${token}`,
+            range: "bytes=100-199",
+          });
+          const parts: Buffer[] = [];
+          let headers: http2.IncomingHttpHeaders = {};
+          req.on("response", (h) => {
+            headers = h;
+          });
+          req.on("data", (d: Buffer) => parts.push(d));
+          req.on("end", () => resolve({ headers, body: Buffer.concat(parts) }));
+          req.on("error", reject);
+          req.end();
+        },
+      );
+      expect(headers[":status"]).toBe(206);
+      expect(headers["content-range"]).toBe(`bytes 100-199/${size}`);
+      expect(headers["x-content-type-options"]).toBe("nosniff");
+      expect(body.equals(video.subarray(100, 200))).toBe(true);
+    } finally {
+      client.close();
+    }
   });
 });
