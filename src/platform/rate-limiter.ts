@@ -1,3 +1,5 @@
+import { ipRateKey } from "./ip-key.ts";
+
 /**
  * Fixed-window counters keyed by client (IP or user id): a key's window
  * opens at its first request and lasts `windowMs` (a minute), so a client
@@ -12,16 +14,26 @@ export class RateLimiter {
   private readonly maxKeys: number;
   private readonly windowMs: number;
   private readonly now: () => number;
+  /** Maps a caller's key to the key counted (client addresses: IPv6 by /64). */
+  private readonly keyOf: (key: string) => string;
 
-  constructor(limit: number, maxKeys: number, windowMs = 60_000, now: () => number = Date.now) {
+  constructor(
+    limit: number,
+    maxKeys: number,
+    windowMs = 60_000,
+    now: () => number = Date.now,
+    keyOf: (key: string) => string = (k) => k,
+  ) {
     this.limit = limit;
     this.maxKeys = maxKeys;
     this.windowMs = windowMs;
     this.now = now;
+    this.keyOf = keyOf;
   }
 
   /** Counts one request for `key`; says whether it is allowed and what remains. */
-  hit(key: string): { allowed: boolean; limit: number; remaining: number; resetAt: number } {
+  hit(rawKey: string): { allowed: boolean; limit: number; remaining: number; resetAt: number } {
+    const key = this.keyOf(rawKey);
     const now = this.now();
     let w = this.windows.get(key);
     if (!w || now - w.start >= this.windowMs) {
@@ -45,7 +57,7 @@ export class RateLimiter {
 
   /** True when `key` has used its whole budget in its current window (counts nothing). */
   exhausted(key: string): boolean {
-    const w = this.windows.get(key);
+    const w = this.windows.get(this.keyOf(key));
     return w !== undefined && this.now() - w.start < this.windowMs && w.count >= this.limit;
   }
 
@@ -74,11 +86,12 @@ export function createRateLimits(rl: {
   user_per_minute: number;
   max_tracked_clients: number;
 }): RateLimits {
-  const limiter = (limit: number) => new RateLimiter(limit, rl.max_tracked_clients);
+  const perAddress = (limit: number) =>
+    new RateLimiter(limit, rl.max_tracked_clients, 60_000, Date.now, ipRateKey);
   return {
-    ip: limiter(rl.global_per_minute),
-    login: limiter(rl.login_per_minute),
-    auth: limiter(rl.auth_per_minute),
-    user: limiter(rl.user_per_minute),
+    ip: perAddress(rl.global_per_minute),
+    login: perAddress(rl.login_per_minute),
+    auth: perAddress(rl.auth_per_minute),
+    user: new RateLimiter(rl.user_per_minute, rl.max_tracked_clients),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "../../src/platform/rate-limiter.ts";
+import { createRateLimits, RateLimiter } from "../../src/platform/rate-limiter.ts";
 
 /** A limiter on a hand-driven clock. */
 function limiter(limit: number, maxKeys = 1000) {
@@ -48,5 +48,22 @@ describe("RateLimiter", () => {
       if (i % 50 === 0) expect(l.hit("busy").allowed).toBe(false);
     }
     expect(l.hit("busy").allowed).toBe(false);
+  });
+
+  it("counts the addresses of one IPv6 /64 together, IPv4 addresses apart", () => {
+    const limits = createRateLimits({
+      global_per_minute: 2,
+      login_per_minute: 1,
+      auth_per_minute: 1,
+      user_per_minute: 1,
+      max_tracked_clients: 100,
+    });
+    expect(limits.ip.hit("2001:db8:1:2::a").allowed).toBe(true);
+    expect(limits.ip.hit("2001:db8:1:2:ffff::b").allowed).toBe(true);
+    expect(limits.ip.hit("2001:db8:1:2::c").allowed).toBe(false);
+    expect(limits.ip.exhausted("2001:db8:1:2::d")).toBe(true);
+    expect(limits.ip.hit("2001:db8:1:3::a").allowed).toBe(true);
+    expect(limits.ip.hit("192.0.2.1").allowed).toBe(true);
+    expect(limits.ip.hit("192.0.2.2").allowed).toBe(true);
   });
 });
