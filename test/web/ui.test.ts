@@ -172,6 +172,53 @@ describe("web UI", () => {
     await page.keyboard.press("Escape");
   });
 
+  it("downloads a file through a one-file link", async () => {
+    await entry("data.json").locator(".check").click();
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("data.json");
+    expect(JSON.parse(readFileSync((await download.path())!, "utf8"))).toEqual({
+      name: "attic",
+      nested: { ok: true },
+    });
+    await entry("data.json").locator(".check").click();
+    await page.getByText("1 selected").waitFor({ state: "detached" });
+  });
+
+  it("shows progress while a slow upload runs and cancels it", async () => {
+    // A throttled link (256 KB/s up) makes the upload last long enough to watch and cancel.
+    const cdp = await ui.context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 256 * 1024,
+    });
+    try {
+      await page.setInputFiles('input[aria-label="Choose files to upload"]', [
+        { name: "slow.bin", mimeType: "application/octet-stream", buffer: Buffer.alloc(4 * 1024 * 1024, 3) },
+      ]);
+      await page.waitForFunction(() => {
+        const p = document.querySelector<HTMLProgressElement>('progress[aria-label="Progress of slow.bin"]');
+        return !!p && p.value > 0 && p.value < p.max;
+      });
+      await page.getByRole("button", { name: "Cancel slow.bin" }).click();
+      await page.locator(".upload[data-status=canceled]", { hasText: "slow.bin" }).waitFor();
+    } finally {
+      await cdp.send("Network.emulateNetworkConditions", {
+        offline: false,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: -1,
+      });
+      await cdp.detach();
+    }
+    expect(await fileIdByName("slow.bin")).toBeUndefined();
+  });
+
   it("renames, copies and moves a multi-selection, deletes to the trash and restores", async () => {
     await entry("hello (1).txt").locator(".check").click();
     await page.getByText("1 selected").waitFor();

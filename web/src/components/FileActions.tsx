@@ -146,6 +146,26 @@ export function FileActions(p: {
   };
   return (
     <div class="toolbar" role="toolbar" aria-label="File actions">
+      {p.readOnly ? null : (
+        <>
+          <input
+            ref={files}
+            type="file"
+            multiple
+            hidden
+            onChange={picked}
+            aria-label="Choose files to upload"
+          />
+          <input
+            ref={folder}
+            type="file"
+            hidden
+            onChange={picked}
+            aria-label="Choose a folder to upload"
+            {...{ webkitdirectory: true }}
+          />
+        </>
+      )}
       {p.chosen.length === 0 ? (
         <div class="group">
           {p.readOnly ? null : (
@@ -161,22 +181,6 @@ export function FileActions(p: {
                 <Icon name="newfolder" /> <span class="wide-only">New folder</span>
                 <span class="sr-only narrow-only">New folder</span>
               </button>
-              <input
-                ref={files}
-                type="file"
-                multiple
-                hidden
-                onChange={picked}
-                aria-label="Choose files to upload"
-              />
-              <input
-                ref={folder}
-                type="file"
-                hidden
-                onChange={picked}
-                aria-label="Choose a folder to upload"
-                {...{ webkitdirectory: true }}
-              />
             </>
           )}
           <span class="muted count" aria-live="polite">
