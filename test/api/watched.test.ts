@@ -110,6 +110,9 @@ describe("watched folders", () => {
     symlinkSync("/etc", link);
     expect((await f.create({ name: "Nope", path: link })).status).toBe(403);
     expect((await f.create({ name: "", path: root })).status).toBe(400);
+    const unnamed = tree({});
+    const byBasename = await f.create({ path: unnamed });
+    expect([byBasename.status, byBasename.body.name]).toEqual([201, unnamed.split("/").pop()]);
     expect((await f.create({ name: "Overlap", path: tree({}) })).status).toBe(409);
 
     const other = await register(s, "watcher-stranger", { organization_name: "Elsewhere" });

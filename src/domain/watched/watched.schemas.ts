@@ -8,7 +8,10 @@ export const CreateWatchedFolderInput = z
       .string()
       .min(1)
       .max(255)
-      .openapi({ description: "Name of the directory it appears as in the tree" }),
+      .optional()
+      .openapi({
+        description: "Name of the directory it appears as in the tree; default: the host folder's name",
+      }),
     path: z
       .string()
       .min(1)

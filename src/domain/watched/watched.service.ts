@@ -1,5 +1,5 @@
 import { realpathSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import type { HealthCheck } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
@@ -86,9 +86,10 @@ export function createWatchedService(deps: WatchedDeps) {
     async create(actor: Actor, input: unknown): Promise<WatchedFolderDto> {
       requirePermission(actor, "org:admin");
       const q = parseInput(CreateWatchedFolderInput, input);
-      const name = normalizeName(q.name);
+      if (q.name !== undefined) normalizeName(q.name);
       const parent = mountParent(actor, q.parent_id);
       const root = await checkedRoot(q.path);
+      const name = normalizeName(q.name ?? basename(root));
       const id = newId();
       const dirId = newId();
       const now = nowIso();
