@@ -105,7 +105,6 @@ function build(db: Db, listFile: string): void {
     }
   }
   flush();
-  db.$client.pragma("optimize");
   say(`  built ${ids.length} rows in ${((performance.now() - start) / 1000).toFixed(1)} s`);
   writeFileSync(listFile, `${paths.join("\n")}\n`);
 }
@@ -134,6 +133,7 @@ function prepare(): { db: Db; plocateDb: string; buildSeconds?: number } {
     if (r.status !== 0) throw new Error(`plocate-build failed: ${r.stderr || r.error}`);
     renameSync(tmp, dbFile);
   }
+  // No ANALYZE: Attic does not run it, so the planner works without statistics here too.
   return { db: openDb({ file: dbFile }), plocateDb, buildSeconds };
 }
 
@@ -165,6 +165,7 @@ function runAttic(db: Db) {
     samples.push(t);
     perQuery[k]!.samples.push(t);
     perQuery[k]!.total = r.total;
+    if (process.env.BENCH_VERBOSE) say(`  ${MIX[k]!.label}: ${t.toFixed(1)} ms`);
   }
   return { samples, perQuery, peakRssMiB: vmHwmMiB() };
 }
@@ -215,8 +216,13 @@ function main(): void {
     );
     process.exit(r.status ?? 1);
   }
-  const dbBytes = ["", "-wal"].reduce((n, x) => n + (statSync(db.$client.name + x, { throwIfNoEntry: false })?.size ?? 0), 0);
+  const dbBytes = ["", "-wal"].reduce(
+    (n, x) => n + (statSync(db.$client.name + x, { throwIfNoEntry: false })?.size ?? 0),
+    0,
+  );
+  say(`  attic: ${QUERIES} queries through the search service`);
   const attic = runAttic(db);
+  say(`  plocate: ${QUERIES} queries, twice (-l 50, -c)`);
   const page = runPlocate(plocateDb, ["-l", "50"]);
   const count = runPlocate(plocateDb, ["-c"]);
   const baseline = spawnBaseline();

@@ -98,8 +98,10 @@ export function searchFilter(organizationId: string, spec: SearchSpec): Sql {
     add(c.sql, ...c.params);
   }
   if (spec.path) {
-    // The range [p, p + "0") is index-friendly; the OR keeps "/Photos" and "/Photos/…" but not "/Photos.bak".
-    add("f.path >= ? AND f.path < ?", spec.path, `${spec.path}0`);
+    // The range [p, p + "0") can use files_path_idx; the OR keeps "/Photos" and "/Photos/…" but
+    // not "/Photos.bak". With FTS terms, "+" keeps the plan driven by the FTS index instead.
+    const col = fts.length > 0 ? "+f.path" : "f.path";
+    add(`${col} >= ? AND ${col} < ?`, spec.path, `${spec.path}0`);
     add("(f.path = ? OR f.path >= ?)", spec.path, `${spec.path}/`);
   }
   if (spec.type) add("f.type = ?", spec.type);

@@ -1,5 +1,5 @@
 import type { Statement } from "better-sqlite3";
-import { and, eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { files } from "../../db/schema.ts";
 import type { FileRow } from "../files/files.repo.ts";
@@ -112,14 +112,20 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
       return { ids: rows.map((r) => r.id), total, plan: "general" };
     },
 
-    /** The rows of `ids` (of the organization), in the order of `ids`. */
+    /**
+     * The rows of `ids` (of the organization), in the order of `ids`. Looked
+     * up by primary key alone (the organization is checked here): with the
+     * organization in the WHERE, SQLite may pick an organization-prefixed
+     * index and walk the whole library to find 50 rows.
+     */
     rowsInOrder(organizationId: string, ids: readonly string[]): FileRow[] {
       if (ids.length === 0) return [];
       const rows = db
         .select()
         .from(files)
-        .where(and(eq(files.organization_id, organizationId), inArray(files.id, ids as string[])))
-        .all();
+        .where(inArray(files.id, ids as string[]))
+        .all()
+        .filter((r) => r.organization_id === organizationId);
       const byId = new Map(rows.map((r) => [r.id, r]));
       return ids.flatMap((id) => byId.get(id) ?? []);
     },
