@@ -104,7 +104,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     let reason: string | undefined;
     if (!root) reason = "host folder is missing (drive unmounted or removed?)";
     else if (root !== row.path) reason = "host folder now resolves to another place";
-    else if (repo.countFiles(row.id) > 0 && (await listDir(root)).entries.length === 0) {
+    else if ((await listDir(root)).entries.length === 0 && repo.countFiles(row.id) > 0) {
       reason = "host folder is empty while files were indexed (drive unmounted?)";
     }
     if (!reason) return root;
@@ -271,7 +271,8 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     const stats = newStats();
     await syncTree(repo, target(st, row, root), [...tasks.values()], scanOptions(st, stats, true, "new"));
     record(stats);
-    repo.updateFolder(st.id, { files_indexed: repo.countFiles(st.id) });
+    if (stats.indexed + stats.removed > 0)
+      repo.updateFolder(st.id, { files_indexed: repo.countFiles(st.id) });
     kickHasher(st, root);
   }
 

@@ -44,6 +44,8 @@ export interface ScanStats {
   filesSeen: number;
   /** Files added or updated. */
   indexed: number;
+  /** Rows whose host entry vanished (with their subtrees). */
+  removed: number;
   written: number;
   errors: number;
   dirsRead: number;
@@ -66,6 +68,7 @@ export interface ScanOptions {
 export const newStats = (): ScanStats => ({
   filesSeen: 0,
   indexed: 0,
+  removed: 0,
   written: 0,
   errors: 0,
   dirsRead: 0,
@@ -116,7 +119,10 @@ async function syncDir(
   const mtime = target.local ? safe(() => dirMtimeSync(abs)) : await dirMtime(abs).catch(() => undefined);
   if (mtime === undefined) {
     // Gone (or replaced by a link or a file) since its parent was read: drop it.
-    if (task.rel !== "") writer.push(() => repo.deleteSubtree(target.folderId, task.rel));
+    if (task.rel !== "") {
+      writer.push(() => repo.deleteSubtree(target.folderId, task.rel));
+      opts.stats.removed++;
+    }
     opts.onDir?.("remove", task.rel);
     return [];
   }
@@ -148,6 +154,7 @@ async function syncDir(
   for (const gone of byName.values()) {
     const rel = relOf(task, gone.name);
     writer.push(() => repo.deleteSubtree(target.folderId, rel));
+    opts.stats.removed++;
     if (isDir(gone)) opts.onDir?.("remove", rel);
   }
   // Stored after the children: an interrupted scan leaves the old mtime, so the next one redoes this directory.

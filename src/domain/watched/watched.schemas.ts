@@ -4,14 +4,9 @@ const Id = z.string().min(1).max(64);
 
 export const CreateWatchedFolderInput = z
   .object({
-    name: z
-      .string()
-      .min(1)
-      .max(255)
-      .optional()
-      .openapi({
-        description: "Name of the directory it appears as in the tree; default: the host folder's name",
-      }),
+    name: z.string().min(1).max(255).optional().openapi({
+      description: "Name of the directory it appears as in the tree; default: the host folder's name",
+    }),
     path: z
       .string()
       .min(1)
