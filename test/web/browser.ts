@@ -59,7 +59,7 @@ export async function openBrowser(origin: string): Promise<UiBrowser> {
     foreign,
     consoleErrors,
     async shot(name) {
-      await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+      await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), animations: "disabled" });
     },
     async close() {
       await browser.close();

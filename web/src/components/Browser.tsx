@@ -9,7 +9,8 @@ import { type Sort, useFolder } from "../lib/useFolder.ts";
 import { useSelection } from "../lib/useSelection.ts";
 import { Breadcrumbs } from "./Breadcrumbs.tsx";
 import { ContinueWatching } from "./ContinueWatching.tsx";
-import { FileActions, useFileActions } from "./FileActions.tsx";
+import { useFileActions } from "./FileActions.tsx";
+import { FileToolbar } from "./FileToolbar.tsx";
 import { FileView, type ViewMode } from "./FileView.tsx";
 import { Preview } from "./Preview.tsx";
 
@@ -74,7 +75,7 @@ export function Browser({ dirId }: { dirId: string | undefined }) {
     >
       <Breadcrumbs chain={folder.chain} />
       {!dirId ? <ContinueWatching /> : null}
-      <FileActions
+      <FileToolbar
         actions={actions}
         chosen={sel.chosen}
         mode={mode}

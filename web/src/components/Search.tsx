@@ -7,6 +7,7 @@ import type { FileRec, SearchResult, Tag } from "../lib/types.ts";
 import { useSelection } from "../lib/useSelection.ts";
 import { FileView } from "./FileView.tsx";
 import { Preview } from "./Preview.tsx";
+import { SearchFilters } from "./SearchFilters.tsx";
 
 const PAGE = 100;
 const MB = 1024 * 1024;
@@ -73,17 +74,15 @@ export function Search() {
     });
     setFiles([...files, ...r.files]);
   };
-  const set = (k: string, v: string) => {
+  /** Applies filter changes to the URL (empty values remove a filter); replaces the history entry. */
+  const update = (patch: Record<string, string>) => {
     const n = new URLSearchParams(q);
-    if (v) n.set(k, v);
-    else n.delete(k);
+    for (const [k, v] of Object.entries(patch)) {
+      if (v) n.set(k, v);
+      else n.delete(k);
+    }
     n.delete("open");
     navigate(`/search?${n}`, true);
-  };
-  const chosenTags = new Set((q.get("tags") ?? "").split(",").filter(Boolean));
-  const toggleTag = (id: string) => {
-    if (!chosenTags.delete(id)) chosenTags.add(id);
-    set("tags", [...chosenTags].join(","));
   };
   const open = (f: FileRec) => {
     if (f.type === "directory") navigate(folderUrl(f.id));
@@ -97,85 +96,7 @@ export function Search() {
   return (
     <section class="page search-page" aria-labelledby="search-title">
       <h1 id="search-title">{q.get("q") ? `Results for “${q.get("q")}”` : "Search"}</h1>
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
-        <label class="field inline">
-          <span>Type</span>
-          <select value={q.get("type") ?? ""} onChange={(e) => set("type", e.currentTarget.value)}>
-            <option value="">Any</option>
-            <option value="file">Files</option>
-            <option value="directory">Folders</option>
-          </select>
-        </label>
-        <label class="field inline">
-          <span>Min MB</span>
-          <input
-            type="number"
-            min="0"
-            step="any"
-            value={q.get("min_mb") ?? ""}
-            onChange={(e) => set("min_mb", e.currentTarget.value)}
-          />
-        </label>
-        <label class="field inline">
-          <span>Max MB</span>
-          <input
-            type="number"
-            min="0"
-            step="any"
-            value={q.get("max_mb") ?? ""}
-            onChange={(e) => set("max_mb", e.currentTarget.value)}
-          />
-        </label>
-        <label class="field inline">
-          <span>From</span>
-          <input
-            type="date"
-            value={q.get("from") ?? ""}
-            onChange={(e) => set("from", e.currentTarget.value)}
-          />
-        </label>
-        <label class="field inline">
-          <span>To</span>
-          <input type="date" value={q.get("to") ?? ""} onChange={(e) => set("to", e.currentTarget.value)} />
-        </label>
-        <label class="field inline">
-          <span>Sort</span>
-          <select
-            value={`${q.get("sort") ?? "name"}:${q.get("order") ?? "asc"}`}
-            onChange={(e) => {
-              const [s, o] = e.currentTarget.value.split(":");
-              const n = new URLSearchParams(q);
-              n.set("sort", s!);
-              n.set("order", o!);
-              navigate(`/search?${n}`, true);
-            }}
-          >
-            <option value="name:asc">Name A–Z</option>
-            <option value="name:desc">Name Z–A</option>
-            <option value="size:desc">Largest first</option>
-            <option value="size:asc">Smallest first</option>
-            <option value="updated_at:desc">Newest first</option>
-            <option value="updated_at:asc">Oldest first</option>
-          </select>
-        </label>
-        {tags.length ? (
-          <fieldset class="tag-filter">
-            <legend>Tags</legend>
-            {tags.map((t) => (
-              <button
-                key={t.id}
-                type="button"
-                class="tag"
-                style={{ "--tag": t.color }}
-                aria-pressed={chosenTags.has(t.id)}
-                onClick={() => toggleTag(t.id)}
-              >
-                {t.name}
-              </button>
-            ))}
-          </fieldset>
-        ) : null}
-      </form>
+      <SearchFilters q={q} tags={tags} update={update} />
       {error ? (
         <p class="error" role="alert">
           {error}
@@ -206,7 +127,7 @@ export function Search() {
           id={openId}
           siblings={files.filter((f) => f.type !== "directory")}
           onNavigate={(id) => open({ id } as FileRec)}
-          onClose={() => set("open", "")}
+          onClose={() => update({ open: "" })}
         />
       ) : null}
     </section>
