@@ -10,7 +10,8 @@ const PAGE = 64;
  * Fills `hash` of a folder's files in the background, `concurrency` files
  * at a time, never on a request path. A hash is stored only if the row still
  * has the size and mtime of the bytes read (the file may change meanwhile).
- * Resolves when every reachable file has a hash or `signal` aborts.
+ * One pass in host path order (files that fail are left for the next pass);
+ * resolves at the end of it or when `signal` aborts.
  */
 export async function hashPending(
   repo: WatchedRepo,
@@ -18,11 +19,12 @@ export async function hashPending(
   root: string,
   opts: { concurrency: number; signal: AbortSignal; log: Logger },
 ): Promise<number> {
-  const failed = new Set<string>();
   let hashed = 0;
+  let after = "";
   while (!opts.signal.aborted) {
-    const rows = repo.unhashed(folderId, PAGE + failed.size).filter((r) => !failed.has(r.id));
+    const rows = repo.unhashed(folderId, after, PAGE);
     if (rows.length === 0) break;
+    after = rows[rows.length - 1]!.host_rel_path;
     let next = 0;
     const worker = async () => {
       while (next < rows.length && !opts.signal.aborted) {
@@ -32,7 +34,6 @@ export async function hashPending(
           return false;
         });
         if (ok) hashed++;
-        else failed.add(row.id);
       }
     };
     await Promise.all(Array.from({ length: opts.concurrency }, worker));

@@ -37,6 +37,7 @@ interface FolderState {
   pollReason?: string;
   probeTimer?: NodeJS.Timeout;
   hashing: boolean;
+  hashAgain?: boolean;
 }
 
 /**
@@ -276,14 +277,21 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     kickHasher(st, root);
   }
 
+  /** Hashes the folder's new files in the background; a kick while a pass runs asks for one more pass. */
   function kickHasher(st: FolderState, root: string): void {
-    if (st.hashing || cfg.hash_concurrency === 0) return;
+    if (cfg.hash_concurrency === 0) return;
+    if (st.hashing) {
+      st.hashAgain = true;
+      return;
+    }
     st.hashing = true;
+    st.hashAgain = false;
     const opts = { concurrency: cfg.hash_concurrency, signal: st.abort.signal, log };
     void hashPending(repo, st.id, root, opts)
       .catch((err) => log.warn({ err, folder: st.id }, "hashing watched files failed"))
       .finally(() => {
         st.hashing = false;
+        if (st.hashAgain && !st.abort.signal.aborted) kickHasher(st, root);
       });
   }
 

@@ -85,9 +85,11 @@ export function createWatchedRepo(db: Db) {
   const countFiles = c.prepare<[string], { n: number }>(
     "select count(*) as n from files where watched_folder_id = ? and type = 'file' and is_deleted = 0",
   );
-  const unhashed = c.prepare<[string, number], { id: string; host_rel_path: string; size: number }>(
-    `select id, host_rel_path, size from files where watched_folder_id = ? and type = 'file' and hash = ''
-       and is_offline = 0 and is_deleted = 0 limit ?`,
+  const unhashed = c.prepare<[string, string, number], { id: string; host_rel_path: string; size: number }>(
+    `select id, host_rel_path, size from files indexed by files_watched_idx
+     where watched_folder_id = ? and host_rel_path > ? and type = 'file' and hash = ''
+       and is_offline = 0 and is_deleted = 0
+     order by host_rel_path limit ?`,
   );
   const setHash = c.prepare("update files set hash = ? where id = ? and size = ? and host_mtime_ms = ?");
 
@@ -115,7 +117,8 @@ export function createWatchedRepo(db: Db) {
     dirRels: (fid: string) => dirRels.all(fid).map((r) => r.rel),
     /** The directory row that mounts the folder in the tree, with the root's last seen mtime. */
     mountRow: (fid: string) => mount.get(fid),
-    unhashed: (fid: string, limit: number) => unhashed.all(fid, limit),
+    /** Files without a hash after host path `after`, in host path order (keyset pages: one pass is linear). */
+    unhashed: (fid: string, after: string, limit: number) => unhashed.all(fid, after, limit),
     /** Stores a hash only if the row still describes the bytes that were hashed. */
     setHash: (id: string, hash: string, size: number, mtimeMs: number) =>
       setHash.run(hash, id, size, mtimeMs),
