@@ -214,9 +214,14 @@ describe("watched folders", () => {
     );
     const bad = await s.api("PUT", `/api/v1/watched-folders/${body.id}`, { token, body: { path: "/etc" } });
     expect(bad.status).toBe(403);
+    const inside = (await s.api("GET", `/api/v1/watched-folders/${body.id}/files`, { token })).body.files[0]
+      .id;
+    expect((await s.api("GET", `/api/v1/files/${inside}`, { token })).status).toBe(200);
     const del = await s.api("DELETE", `/api/v1/watched-folders/${body.id}`, { token });
     expect(del.body).toEqual({ success: true });
     expect((await s.api("GET", `/api/v1/watched-folders/${body.id}`, { token })).status).toBe(404);
+    expect((await s.api("GET", `/api/v1/files/${inside}`, { token })).status).toBe(404);
+    expect((await s.api("GET", `/api/v1/files/${body.directory_id}`, { token })).status).toBe(404);
     mkdirSync(join(root, "still-writable"));
     expect((await s.api("GET", "/api/v1/watched-folders/not-an-id", { token })).status).toBe(404);
   });

@@ -67,7 +67,10 @@ export function createWatchedRepo(db: Db) {
     `delete from files where watched_folder_id = @fid and
        (host_rel_path = @rel or (host_rel_path >= @rel || '/' and host_rel_path < @rel || '0'))`,
   );
-  const delAll = c.prepare("delete from files where watched_folder_id = ? and host_rel_path <> ''");
+  const delSome = c.prepare(
+    `delete from files where rowid in (select rowid from files indexed by files_watched_idx
+       where watched_folder_id = ? and host_rel_path <> '' limit ?)`,
+  );
   const setOffline = c.prepare(
     "update files set is_offline = ? where watched_folder_id = ? and is_offline <> ?",
   );
@@ -108,8 +111,8 @@ export function createWatchedRepo(db: Db) {
     setDirMtime: (id: string, mtimeMs: number | null) => setMtime.run(mtimeMs, id),
     /** Deletes the row at `rel` and everything below it (cascades to playback positions and tags). */
     deleteSubtree: (fid: string, rel: string) => delSubtree.run({ fid, rel }),
-    /** Deletes every row of the folder except its mount directory. */
-    deleteContents: (fid: string) => delAll.run(fid),
+    /** Deletes up to `limit` rows of the folder, never its mount directory; answers how many went. */
+    deleteSome: (fid: string, limit: number) => delSome.run(fid, limit).changes,
     setOffline: (fid: string, offline: boolean) => setOffline.run(offline ? 1 : 0, fid, offline ? 1 : 0),
     countFiles: (fid: string) => countFiles.get(fid)?.n ?? 0,
     countDirs: (fid: string) => countDirs.get(fid)?.n ?? 0,
@@ -145,9 +148,12 @@ export function createWatchedRepo(db: Db) {
       id: string,
       patch: FolderProgress & { name?: string; path?: string; updated_at?: string },
     ) => db.update(watchedFolders).set(patch).where(eq(watchedFolders.id, id)).run(),
+    /** Deletes the folder record and its mount directory (the subtree goes with deleteSome). */
     deleteFolder: (id: string) => {
       c.transaction(() => {
-        db.delete(files).where(eq(files.watched_folder_id, id)).run();
+        db.delete(files)
+          .where(and(eq(files.watched_folder_id, id), eq(files.host_rel_path, "")))
+          .run();
         db.delete(watchedFolders).where(eq(watchedFolders.id, id)).run();
       })();
     },

@@ -72,6 +72,11 @@ export function createWatchedService(deps: WatchedDeps) {
     return real;
   }
 
+  /** Deletes a folder's rows below its mount in batches, yielding between them. */
+  async function dropRows(folderId: string): Promise<void> {
+    while (repo.deleteSome(folderId, 2000) > 0) await new Promise((r) => setImmediate(r));
+  }
+
   /** The directory to mount under: a live, writable (not watched) directory of the org. */
   function mountParent(actor: Actor, parentId: string | undefined): FileRow | undefined {
     if (parentId === undefined) return undefined;
@@ -141,8 +146,8 @@ export function createWatchedService(deps: WatchedDeps) {
       }
       if (root !== undefined && root !== row.path && mount) {
         await runtime.stop(row.id);
+        await dropRows(row.id);
         repo.transaction(() => {
-          repo.deleteContents(row.id);
           repo.setDirMtime(mount.id, null);
           repo.updateFolder(row.id, {
             path: root,
@@ -161,7 +166,9 @@ export function createWatchedService(deps: WatchedDeps) {
       requirePermission(actor, "org:admin");
       const row = folderOf(actor, id);
       await runtime.stop(row.id);
+      // The folder leaves the tree at once; its rows follow in batches that never hold the event loop long.
       repo.deleteFolder(row.id);
+      await dropRows(row.id);
     },
 
     /** Queues a rescan (POST /watched-folders/:id/scan) and answers at once. */
