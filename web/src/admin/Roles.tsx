@@ -3,6 +3,7 @@ import { api } from "../lib/api.ts";
 import { messageOf } from "../lib/format.ts";
 import { toast } from "../lib/toast.ts";
 import type { Role, User } from "../lib/types.ts";
+import { PermissionChecks } from "./PermissionChecks.tsx";
 
 const PERMS = ["file:read", "file:write", "file:delete", "org:read", "org:admin", "user:manage", "apikey:*"];
 
@@ -53,21 +54,7 @@ export function Roles({ roles, users, onChanged }: { roles: Role[]; users: User[
             <span>Name</span>
             <input required value={name} onInput={(e) => setName(e.currentTarget.value)} />
           </label>
-          <fieldset class="checks">
-            <legend>Permissions</legend>
-            {PERMS.map((p) => (
-              <label key={p} class="check-label">
-                <input
-                  type="checkbox"
-                  checked={perms.includes(p)}
-                  onChange={(e) =>
-                    setPerms(e.currentTarget.checked ? [...perms, p] : perms.filter((x) => x !== p))
-                  }
-                />
-                <span class="mono">{p}</span>
-              </label>
-            ))}
-          </fieldset>
+          <PermissionChecks choices={PERMS} value={perms} onChange={setPerms} />
           <button type="submit" class="btn primary">
             Create role
           </button>
