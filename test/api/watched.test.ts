@@ -172,6 +172,17 @@ describe("watched folders", () => {
     expect(renamed.id).toBe(oldId);
     const position = await s.api("GET", `/api/v1/playback-positions/${oldId}`, { token });
     expect(position.body.position_seconds).toBe(3);
+    // A move to another directory keeps the row too.
+    renameSync(join(root, "renamed.txt"), join(root, "newdir", "moved.txt"));
+    const afterMove = await waitFor(
+      () => s.api("GET", `/api/v1/watched-folders/${body.id}/files`, { token }),
+      (r) => r.body.files.some((x: { path: string }) => x.path === "/Live/newdir/moved.txt"),
+    );
+    expect(afterMove.body.files.find((x: { name: string }) => x.name === "moved.txt").id).toBe(oldId);
+    expect(afterMove.body.files.some((x: { name: string }) => x.name === "renamed.txt")).toBe(false);
+    expect((await s.api("GET", `/api/v1/playback-positions/${oldId}`, { token })).body.position_seconds).toBe(
+      3,
+    );
   });
 
   it("marks entries offline when the drive disappears and brings them back", async () => {

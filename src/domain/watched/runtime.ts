@@ -7,7 +7,7 @@ import type { Metrics } from "../../platform/metrics.ts";
 import { type DirWatch, maxUserWatches, watchDirs } from "../../platform/watcher.ts";
 import { excluder } from "./exclude.ts";
 import { hashPending } from "./hasher.ts";
-import { type DirTask, newStats, type ScanStats, syncTree } from "./scanner.ts";
+import { type DirTask, newMovePool, newStats, type ScanStats, syncTree } from "./scanner.ts";
 import type { FolderProgress, WatchedFolderRow, WatchedRepo } from "./watched.repo.ts";
 
 /** How often an offline folder's host path is probed for its return. */
@@ -270,7 +270,8 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       }
     }
     const stats = newStats();
-    await syncTree(repo, target(st, row, root), [...tasks.values()], scanOptions(st, stats, true, "new"));
+    const opts = { ...scanOptions(st, stats, true, "new"), moves: newMovePool() };
+    await syncTree(repo, target(st, row, root), [...tasks.values()], opts);
     record(stats);
     if (stats.indexed + stats.removed > 0)
       repo.updateFolder(st.id, { files_indexed: repo.countFiles(st.id) });

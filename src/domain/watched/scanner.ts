@@ -61,9 +61,20 @@ export interface ScanOptions {
   excluded: (name: string) => boolean;
   signal?: AbortSignal;
   stats: ScanStats;
+  /** Live sync only: pairs files that vanished from one directory with new ones elsewhere (moves keep their rows). */
+  moves?: MovePool;
   /** Told of directories that appeared (to watch them) and disappeared (to stop). */
   onDir?: (event: "add" | "remove", rel: string) => void;
 }
+
+/** Files gone from one synced directory and new in another, paired by size and mtime at the end of a sync. */
+export interface MovePool {
+  gone: Map<string, { id: string; rel: string }>;
+  fresh: { task: DirTask; name: string; facts: FileFacts }[];
+}
+
+export const newMovePool = (): MovePool => ({ gone: new Map(), fresh: [] });
+const signature = (size: number, mtimeMs: number | null) => `${size}:${mtimeMs}`;
 
 export const newStats = (): ScanStats => ({
   filesSeen: 0,
@@ -105,7 +116,39 @@ export async function syncTree(
   };
   // Workers end when the queue is momentarily empty; loop until no worker found more work.
   while (queue.length > 0) await Promise.all(Array.from({ length: DIR_CONCURRENCY }, worker));
+  if (opts.moves) settleMoves(repo, writer, target, opts.moves, opts);
   await writer.flush();
+}
+
+/** Moves keep their rows (id, tags, playback positions); unpaired files are added or removed as usual. */
+function settleMoves(
+  repo: WatchedRepo,
+  writer: BatchWriter,
+  target: ScanTarget,
+  pool: MovePool,
+  opts: ScanOptions,
+) {
+  for (const { task, name, facts } of pool.fresh) {
+    const key = signature(facts.size, facts.mtimeMs);
+    const old = pool.gone.get(key);
+    if (!old) {
+      fileEntry(repo, writer, target, task, name, facts, undefined);
+      continue;
+    }
+    pool.gone.delete(key);
+    const move = {
+      id: old.id,
+      parentId: task.id,
+      name,
+      path: `${task.path}/${name}`,
+      rel: relOf(task, name),
+    };
+    writer.push(() => repo.moveEntry({ ...move, mime: lookup(name) || "application/octet-stream" }));
+  }
+  for (const { rel } of pool.gone.values()) {
+    writer.push(() => repo.deleteSubtree(target.folderId, rel));
+    opts.stats.removed++;
+  }
 }
 
 async function syncDir(
@@ -153,6 +196,11 @@ async function syncDir(
   // Rows whose entry vanished, or became something never indexed (a FIFO, an escaping link).
   for (const gone of byName.values()) {
     const rel = relOf(task, gone.name);
+    const sig = signature(gone.size, gone.host_mtime_ms);
+    if (opts.moves && gone.type === "file" && !opts.moves.gone.has(sig)) {
+      opts.moves.gone.set(sig, { id: gone.id, rel });
+      continue;
+    }
     writer.push(() => repo.deleteSubtree(target.folderId, rel));
     opts.stats.removed++;
     if (isDir(gone)) opts.onDir?.("remove", rel);
@@ -178,10 +226,10 @@ function renameOrAdd(
 ): void {
   const bySignature = new Map<string, IndexedChild>();
   for (const row of gone.values()) {
-    if (row.type === "file") bySignature.set(`${row.size}:${row.host_mtime_ms}`, row);
+    if (row.type === "file") bySignature.set(signature(row.size, row.host_mtime_ms), row);
   }
   for (const { name, facts } of fresh) {
-    const key = `${facts.size}:${facts.mtimeMs}`;
+    const key = signature(facts.size, facts.mtimeMs);
     const old = bySignature.get(key);
     if (old) {
       bySignature.delete(key);
@@ -189,7 +237,8 @@ function renameOrAdd(
       const rel = relOf(task, name);
       const mime = lookup(name) || "application/octet-stream";
       writer.push(() => repo.renameEntry({ id: old.id, name, path: `${task.path}/${name}`, rel, mime }));
-    } else fileEntry(repo, writer, target, task, name, facts, undefined);
+    } else if (opts.moves) opts.moves.fresh.push({ task, name, facts });
+    else fileEntry(repo, writer, target, task, name, facts, undefined);
     opts.stats.indexed++;
   }
 }

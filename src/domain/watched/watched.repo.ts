@@ -61,6 +61,10 @@ export function createWatchedRepo(db: Db) {
   const rename = c.prepare(
     "update files set name = @name, path = @path, host_rel_path = @rel, mime_type = @mime, is_offline = 0 where id = @id",
   );
+  const move = c.prepare(
+    `update files set parent_id = @parentId, name = @name, path = @path, host_rel_path = @rel, mime_type = @mime,
+       is_offline = 0 where id = @id`,
+  );
   const setMtime = c.prepare("update files set host_mtime_ms = ? where id = ?");
   // Range on host_rel_path ("/" is 0x2F, "0" is 0x30) so the (watched_folder_id, host_rel_path) index serves it.
   const delSubtree = c.prepare(
@@ -108,6 +112,9 @@ export function createWatchedRepo(db: Db) {
       updateFacts.run(p),
     /** Moves a file row to a new name in the same directory (a rename on the host). */
     renameEntry: (p: { id: string; name: string; path: string; rel: string; mime: string }) => rename.run(p),
+    /** Moves a file row to another directory of the folder (a move on the host). */
+    moveEntry: (p: { id: string; parentId: string; name: string; path: string; rel: string; mime: string }) =>
+      move.run(p),
     setDirMtime: (id: string, mtimeMs: number | null) => setMtime.run(mtimeMs, id),
     /** Deletes the row at `rel` and everything below it (cascades to playback positions and tags). */
     deleteSubtree: (fid: string, rel: string) => delSubtree.run({ fid, rel }),
