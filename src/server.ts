@@ -91,7 +91,11 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     watched: createWatchedService({ db, cfg: cfg.watch, log, metrics, dataDir }),
     playback: createPlaybackService({ db }),
     media: createMediaService({ openMedia: storage.files.openMedia, tools: mediaTools }),
-    thumbnails: createThumbnailService({ openContent: storage.files.openContent, tools: mediaTools, dataDir }),
+    thumbnails: createThumbnailService({
+      openContent: storage.files.openContent,
+      tools: mediaTools,
+      dataDir,
+    }),
     suggestions: createSuggestionsService(),
   };
   const ctx: AppContext = {

@@ -25,7 +25,9 @@ export function watchedRpc(ctx: AppContext): Partial<ServiceImpl<typeof WatchedF
     }),
     updateWatchedFolder: async (req, call) => ({
       watchedFolder: watchedFolderToProto(
-        await watched().update(actorOf(call), req.id, { ...(req.name !== undefined ? { name: req.name } : {}) }),
+        await watched().update(actorOf(call), req.id, {
+          ...(req.name !== undefined ? { name: req.name } : {}),
+        }),
       ),
     }),
     deleteWatchedFolder: async (req, call) => {
