@@ -7,7 +7,8 @@ import type { Metrics } from "../../platform/metrics.ts";
 import { type DirWatch, maxUserWatches, watchDirs } from "../../platform/watcher.ts";
 import { excluder } from "./exclude.ts";
 import { hashPending } from "./hasher.ts";
-import { type DirTask, newMovePool, newStats, type ScanStats, syncTree } from "./scanner.ts";
+import { newMovePool } from "./moves.ts";
+import { type DirTask, newStats, type ScanStats, syncTree } from "./scanner.ts";
 import type { FolderProgress, WatchedFolderRow, WatchedRepo } from "./watched.repo.ts";
 
 /** How often an offline folder's host path is probed for its return. */

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import { lookup } from "mime-types";
 import type { HostEntry } from "../../platform/hostfs.ts";
 import {
   confinedLinkTarget,
@@ -11,9 +10,10 @@ import {
   fileFactsSync,
   listDir,
 } from "../../platform/hostfs.ts";
-import { newId, nowIso } from "../../platform/ids.ts";
 import { BatchWriter, mapLimit } from "./batch-writer.ts";
-import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
+import { childTask, dirEntry, fileEntry, isDir, relOf } from "./entries.ts";
+import { type MovePool, renameOrAdd, settleMoves, signature } from "./moves.ts";
+import type { WatchedRepo } from "./watched.repo.ts";
 
 const DIR_CONCURRENCY = 8;
 const YIELD_EVERY_MS = 10;
@@ -67,15 +67,6 @@ export interface ScanOptions {
   onDir?: (event: "add" | "remove", rel: string) => void;
 }
 
-/** Files gone from one synced directory and new in another, paired by size and mtime at the end of a sync. */
-export interface MovePool {
-  gone: Map<string, { id: string; rel: string }>;
-  fresh: { task: DirTask; name: string; facts: FileFacts }[];
-}
-
-export const newMovePool = (): MovePool => ({ gone: new Map(), fresh: [] });
-const signature = (size: number, mtimeMs: number | null) => `${size}:${mtimeMs}`;
-
 export const newStats = (): ScanStats => ({
   filesSeen: 0,
   indexed: 0,
@@ -118,37 +109,6 @@ export async function syncTree(
   while (queue.length > 0) await Promise.all(Array.from({ length: DIR_CONCURRENCY }, worker));
   if (opts.moves) settleMoves(repo, writer, target, opts.moves, opts);
   await writer.flush();
-}
-
-/** Moves keep their rows (id, tags, playback positions); unpaired files are added or removed as usual. */
-function settleMoves(
-  repo: WatchedRepo,
-  writer: BatchWriter,
-  target: ScanTarget,
-  pool: MovePool,
-  opts: ScanOptions,
-) {
-  for (const { task, name, facts } of pool.fresh) {
-    const key = signature(facts.size, facts.mtimeMs);
-    const old = pool.gone.get(key);
-    if (!old) {
-      fileEntry(repo, writer, target, task, name, facts, undefined);
-      continue;
-    }
-    pool.gone.delete(key);
-    const move = {
-      id: old.id,
-      parentId: task.id,
-      name,
-      path: `${task.path}/${name}`,
-      rel: relOf(task, name),
-    };
-    writer.push(() => repo.moveEntry({ ...move, mime: lookup(name) || "application/octet-stream" }));
-  }
-  for (const { rel } of pool.gone.values()) {
-    writer.push(() => repo.deleteSubtree(target.folderId, rel));
-    opts.stats.removed++;
-  }
 }
 
 async function syncDir(
@@ -208,39 +168,6 @@ async function syncDir(
   // Stored after the children: an interrupted scan leaves the old mtime, so the next one redoes this directory.
   writer.push(() => repo.setDirMtime(task.id, mtime));
   return subdirs.filter((d) => opts.recurse === "all" || d.isNew);
-}
-
-/**
- * New names in a directory: a vanished file row with the same size and mtime
- * is taken to be the same file renamed (mv keeps the mtime), so it keeps its
- * id, tags and playback positions; other names become new rows.
- */
-function renameOrAdd(
-  repo: WatchedRepo,
-  writer: BatchWriter,
-  target: ScanTarget,
-  task: DirTask,
-  fresh: { name: string; facts: FileFacts }[],
-  gone: Map<string, IndexedChild>,
-  opts: ScanOptions,
-): void {
-  const bySignature = new Map<string, IndexedChild>();
-  for (const row of gone.values()) {
-    if (row.type === "file") bySignature.set(signature(row.size, row.host_mtime_ms), row);
-  }
-  for (const { name, facts } of fresh) {
-    const key = signature(facts.size, facts.mtimeMs);
-    const old = bySignature.get(key);
-    if (old) {
-      bySignature.delete(key);
-      gone.delete(old.name);
-      const rel = relOf(task, name);
-      const mime = lookup(name) || "application/octet-stream";
-      writer.push(() => repo.renameEntry({ id: old.id, name, path: `${task.path}/${name}`, rel, mime }));
-    } else if (opts.moves) opts.moves.fresh.push({ task, name, facts });
-    else fileEntry(repo, writer, target, task, name, facts, undefined);
-    opts.stats.indexed++;
-  }
 }
 
 type Resolved = { name: string; kind: "dir" | "skip" } | { name: string; kind: "file"; facts: FileFacts };
@@ -307,94 +234,6 @@ function statEntry(name: string, facts: () => FileFacts | undefined, opts: ScanO
   }
 }
 
-function dirEntry(
-  repo: WatchedRepo,
-  writer: BatchWriter,
-  target: ScanTarget,
-  parent: DirTask,
-  name: string,
-  row: IndexedChild | undefined,
-): DirTask {
-  if (row && isDir(row)) return childTask(parent, row);
-  const rel = relOf(parent, name);
-  if (row) writer.push(() => repo.deleteSubtree(target.folderId, rel));
-  const id = newId();
-  const path = `${parent.path}/${name}`;
-  const now = nowIso();
-  writer.push(() =>
-    repo.insertEntry({
-      ...base(target, parent, id, name, path, rel, now),
-      type: "directory",
-      size: 0,
-      mime_type: "inode/directory",
-      host_mtime_ms: null,
-      updated_at: now,
-    }),
-  );
-  return { rel, id, path, knownMtime: null, isNew: true };
-}
-
-function fileEntry(
-  repo: WatchedRepo,
-  writer: BatchWriter,
-  target: ScanTarget,
-  parent: DirTask,
-  name: string,
-  facts: FileFacts,
-  row: IndexedChild | undefined,
-): boolean {
-  const updatedAt = isoOf(facts.mtimeMs);
-  if (row && row.type === "file") {
-    if (row.size === facts.size && row.host_mtime_ms === facts.mtimeMs && !row.is_offline) return false;
-    writer.push(() =>
-      repo.updateFacts({ id: row.id, size: facts.size, host_mtime_ms: facts.mtimeMs, updated_at: updatedAt }),
-    );
-    return true;
-  }
-  const rel = relOf(parent, name);
-  if (row) writer.push(() => repo.deleteSubtree(target.folderId, rel));
-  const id = newId();
-  writer.push(() =>
-    repo.insertEntry({
-      ...base(target, parent, id, name, `${parent.path}/${name}`, rel, nowIso()),
-      type: "file",
-      size: facts.size,
-      mime_type: lookup(name) || "application/octet-stream",
-      host_mtime_ms: facts.mtimeMs,
-      updated_at: updatedAt,
-    }),
-  );
-  return true;
-}
-
-/** A host mtime as ISO text; absurd clocks (before 1970, past year 9999) read as now. */
-function isoOf(ms: number): string {
-  const d = new Date(ms);
-  return ms >= 0 && !Number.isNaN(d.getTime()) && d.getUTCFullYear() < 10000 ? d.toISOString() : nowIso();
-}
-
-function base(
-  target: ScanTarget,
-  parent: DirTask,
-  id: string,
-  name: string,
-  path: string,
-  rel: string,
-  now: string,
-) {
-  return {
-    id,
-    organization_id: target.organizationId,
-    owner_id: target.ownerId,
-    parent_id: parent.id,
-    name,
-    path,
-    watched_folder_id: target.folderId,
-    host_rel_path: rel,
-    now,
-  };
-}
-
 const safe = <T>(fn: () => T): T | undefined => {
   try {
     return fn();
@@ -402,12 +241,3 @@ const safe = <T>(fn: () => T): T | undefined => {
     return undefined;
   }
 };
-const isDir = (row: IndexedChild) => row.type === "directory";
-const relOf = (parent: DirTask, name: string) => (parent.rel === "" ? name : `${parent.rel}/${name}`);
-const childTask = (parent: DirTask, row: IndexedChild): DirTask => ({
-  rel: relOf(parent, row.name),
-  id: row.id,
-  path: `${parent.path}/${row.name}`,
-  knownMtime: row.host_mtime_ms,
-  isNew: false,
-});

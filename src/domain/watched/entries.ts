@@ -1,0 +1,107 @@
+import { lookup } from "mime-types";
+import type { FileFacts } from "../../platform/hostfs.ts";
+import { newId, nowIso } from "../../platform/ids.ts";
+import type { BatchWriter } from "./batch-writer.ts";
+import type { DirTask, ScanTarget } from "./scanner.ts";
+import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
+
+/* Row writes of the scanner: one mirrored host entry each. */
+
+export function dirEntry(
+  repo: WatchedRepo,
+  writer: BatchWriter,
+  target: ScanTarget,
+  parent: DirTask,
+  name: string,
+  row: IndexedChild | undefined,
+): DirTask {
+  if (row && isDir(row)) return childTask(parent, row);
+  const rel = relOf(parent, name);
+  if (row) writer.push(() => repo.deleteSubtree(target.folderId, rel));
+  const id = newId();
+  const path = `${parent.path}/${name}`;
+  const now = nowIso();
+  writer.push(() =>
+    repo.insertEntry({
+      ...base(target, parent, id, name, path, rel, now),
+      type: "directory",
+      size: 0,
+      mime_type: "inode/directory",
+      host_mtime_ms: null,
+      updated_at: now,
+    }),
+  );
+  return { rel, id, path, knownMtime: null, isNew: true };
+}
+
+/** Queues the insert or update of a file row; true when something is written. */
+export function fileEntry(
+  repo: WatchedRepo,
+  writer: BatchWriter,
+  target: ScanTarget,
+  parent: DirTask,
+  name: string,
+  facts: FileFacts,
+  row: IndexedChild | undefined,
+): boolean {
+  const updatedAt = isoOf(facts.mtimeMs);
+  if (row && row.type === "file") {
+    if (row.size === facts.size && row.host_mtime_ms === facts.mtimeMs && !row.is_offline) return false;
+    writer.push(() =>
+      repo.updateFacts({ id: row.id, size: facts.size, host_mtime_ms: facts.mtimeMs, updated_at: updatedAt }),
+    );
+    return true;
+  }
+  const rel = relOf(parent, name);
+  if (row) writer.push(() => repo.deleteSubtree(target.folderId, rel));
+  const id = newId();
+  writer.push(() =>
+    repo.insertEntry({
+      ...base(target, parent, id, name, `${parent.path}/${name}`, rel, nowIso()),
+      type: "file",
+      size: facts.size,
+      mime_type: lookup(name) || "application/octet-stream",
+      host_mtime_ms: facts.mtimeMs,
+      updated_at: updatedAt,
+    }),
+  );
+  return true;
+}
+
+/** A host mtime as ISO text; absurd clocks (before 1970, past year 9999) read as now. */
+function isoOf(ms: number): string {
+  const d = new Date(ms);
+  return ms >= 0 && !Number.isNaN(d.getTime()) && d.getUTCFullYear() < 10000 ? d.toISOString() : nowIso();
+}
+
+function base(
+  target: ScanTarget,
+  parent: DirTask,
+  id: string,
+  name: string,
+  path: string,
+  rel: string,
+  now: string,
+) {
+  return {
+    id,
+    organization_id: target.organizationId,
+    owner_id: target.ownerId,
+    parent_id: parent.id,
+    name,
+    path,
+    watched_folder_id: target.folderId,
+    host_rel_path: rel,
+    now,
+  };
+}
+
+export const isDir = (row: IndexedChild) => row.type === "directory";
+export const relOf = (parent: DirTask, name: string) => (parent.rel === "" ? name : `${parent.rel}/${name}`);
+export const childTask = (parent: DirTask, row: IndexedChild): DirTask => ({
+  rel: relOf(parent, row.name),
+  id: row.id,
+  path: `${parent.path}/${row.name}`,
+  knownMtime: row.host_mtime_ms,
+  isNew: false,
+});

@@ -1,0 +1,79 @@
+import { lookup } from "mime-types";
+import type { FileFacts } from "../../platform/hostfs.ts";
+import type { BatchWriter } from "./batch-writer.ts";
+import { fileEntry, relOf } from "./entries.ts";
+import type { DirTask, ScanOptions, ScanTarget } from "./scanner.ts";
+import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
+
+/** Files gone from one synced directory and new in another, paired by size and mtime at the end of a sync. */
+export interface MovePool {
+  gone: Map<string, { id: string; rel: string }>;
+  fresh: { task: DirTask; name: string; facts: FileFacts }[];
+}
+
+export const newMovePool = (): MovePool => ({ gone: new Map(), fresh: [] });
+export const signature = (size: number, mtimeMs: number | null) => `${size}:${mtimeMs}`;
+
+/** Moves keep their rows (id, tags, playback positions); unpaired files are added or removed as usual. */
+export function settleMoves(
+  repo: WatchedRepo,
+  writer: BatchWriter,
+  target: ScanTarget,
+  pool: MovePool,
+  opts: ScanOptions,
+) {
+  for (const { task, name, facts } of pool.fresh) {
+    const key = signature(facts.size, facts.mtimeMs);
+    const old = pool.gone.get(key);
+    if (!old) {
+      fileEntry(repo, writer, target, task, name, facts, undefined);
+      continue;
+    }
+    pool.gone.delete(key);
+    const move = {
+      id: old.id,
+      parentId: task.id,
+      name,
+      path: `${task.path}/${name}`,
+      rel: relOf(task, name),
+    };
+    writer.push(() => repo.moveEntry({ ...move, mime: lookup(name) || "application/octet-stream" }));
+  }
+  for (const { rel } of pool.gone.values()) {
+    writer.push(() => repo.deleteSubtree(target.folderId, rel));
+    opts.stats.removed++;
+  }
+}
+
+/**
+ * New names in a directory: a vanished file row with the same size and mtime
+ * is taken to be the same file renamed (mv keeps the mtime), so it keeps its
+ * id, tags and playback positions; other names become new rows.
+ */
+export function renameOrAdd(
+  repo: WatchedRepo,
+  writer: BatchWriter,
+  target: ScanTarget,
+  task: DirTask,
+  fresh: { name: string; facts: FileFacts }[],
+  gone: Map<string, IndexedChild>,
+  opts: ScanOptions,
+): void {
+  const bySignature = new Map<string, IndexedChild>();
+  for (const row of gone.values()) {
+    if (row.type === "file") bySignature.set(signature(row.size, row.host_mtime_ms), row);
+  }
+  for (const { name, facts } of fresh) {
+    const key = signature(facts.size, facts.mtimeMs);
+    const old = bySignature.get(key);
+    if (old) {
+      bySignature.delete(key);
+      gone.delete(old.name);
+      const rel = relOf(task, name);
+      const mime = lookup(name) || "application/octet-stream";
+      writer.push(() => repo.renameEntry({ id: old.id, name, path: `${task.path}/${name}`, rel, mime }));
+    } else if (opts.moves) opts.moves.fresh.push({ task, name, facts });
+    else fileEntry(repo, writer, target, task, name, facts, undefined);
+    opts.stats.indexed++;
+  }
+}
