@@ -7,6 +7,10 @@ import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
 
 /* Row writes of the scanner: one mirrored host entry each. */
 
+/**
+ * A host directory: the task to visit it, after queuing its row's insert when
+ * it is new (or replaces a file of the same name).
+ */
 export function dirEntry(
   repo: WatchedRepo,
   writer: BatchWriter,
