@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Db, openDb } from "../../src/db/client.ts";
+import m0001 from "../../src/db/migrations/0001_init.ts";
 import { organizations } from "../../src/db/schema.ts";
 import type { Actor } from "../../src/domain/actor.ts";
 import { createSearchService } from "../../src/domain/search/search.service.ts";
@@ -24,7 +25,7 @@ import { generateTree } from "./search-names.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const WORK = resolve(process.env.BENCH_WORK ?? "/tmp/attic-bench");
-const GENERATOR_VERSION = 1;
+const GENERATOR_VERSION = 2;
 const ORG = "0190a000-0000-7000-8000-000000000001";
 
 const { values: args } = parseArgs({
@@ -74,8 +75,17 @@ const ACTOR: Actor = {
   via: "jwt",
 };
 
-/** Inserts the synthetic tree in big transactions (the FTS triggers index each row as Attic would). */
+/** The trigger that indexes each inserted row, as migration 0001 creates it. */
+const INSERT_TRIGGER = /CREATE TRIGGER files_fts_ai[\s\S]*?END;/.exec(m0001)![0];
+
+/**
+ * Inserts the synthetic tree in big transactions, then builds the FTS index
+ * in one pass ('rebuild'): the same index content as the per-row triggers
+ * give, about 3x faster to build (its segments are merged, as after an
+ * FTS5 'optimize'; see the note in the report).
+ */
 function build(db: Db, listFile: string): void {
+  db.$client.exec("DROP TRIGGER files_fts_ai");
   const now = new Date().toISOString();
   db.insert(organizations).values({ id: ORG, name: "bench", created_at: now, updated_at: now }).run();
   const insert = db.$client.prepare(
@@ -105,7 +115,9 @@ function build(db: Db, listFile: string): void {
     }
   }
   flush();
-  say(`  built ${ids.length} rows in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+  db.$client.exec("INSERT INTO files_fts(files_fts) VALUES ('rebuild')");
+  db.$client.exec(INSERT_TRIGGER);
+  say(`  built ${ids.length} rows and their index in ${((performance.now() - start) / 1000).toFixed(1)} s`);
   writeFileSync(listFile, `${paths.join("\n")}\n`);
 }
 
