@@ -1,9 +1,10 @@
 /**
  * Seeds organizations, users and tree rows straight into the database, for
- * the search and tags tests while the files/orgs REST routes are being built
- * in parallel. Rows go through the same `files` table (and so the same FTS
- * triggers) as the files service uses. Move the tests to the upload API once
- * it is ready.
+ * the search and tags tests: they need sizes of megabytes and creation dates
+ * in the past, which uploads cannot give cheaply. Rows go into the same
+ * `files` table (so through the same FTS triggers) as the files service
+ * writes; test/api/search-index.test.ts covers the index through the files
+ * API itself.
  */
 import { eq } from "drizzle-orm";
 import type { Db } from "../../src/db/client.ts";
