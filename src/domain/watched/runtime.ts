@@ -207,7 +207,12 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       onChanges: (changed) => void enqueue(st, () => runSync(st, changed)),
       onError: (err) => watchFailed(st, err),
     });
-    if (!addWatches(st, dirs)) return;
+    // In slices: 10k inotify_add_watch calls at once would hold the event loop for a noticeable while.
+    for (let i = 0; i < dirs.length; i += 500) {
+      if (!addWatches(st, dirs.slice(i, i + 500))) return;
+      await new Promise((r) => setImmediate(r));
+    }
+    if (!st.watch) return;
     setStatus(st, "watching", null);
     // Changes made while the first scan ran, before the watches existed: a quick pass over changed directories.
     const mount = repo.mountRow(st.id);
