@@ -100,6 +100,9 @@ describe("tags", () => {
     expect(byBoth.body.files[0].tags).toEqual([blue, red]);
     const byRed = await api("GET", `/search?tags=${red.id}&sort_by=size&sort_order=desc&min_size=100000`);
     expect(byRed.body.files.map((f: { name: string }) => f.name)).toEqual(["beach.jpg", "dunes.jpg"]);
+    const withText = await api("GET", `/search?q=dune&tags=${red.id}`);
+    expect(withText.body.files.map((f: { name: string }) => f.name)).toEqual(["dunes.jpg"]);
+    expect((await api("GET", `/search?q=dune&tags=${blue.id}`)).body.total).toBe(0);
 
     expect((await api("DELETE", `/files/${beach}/tags/${blue.id}`)).body).toEqual({ success: true });
     expect((await api("DELETE", `/files/${beach}/tags/${blue.id}`)).status).toBe(200);

@@ -106,6 +106,9 @@ describe("search SQL", () => {
     );
     expect(q.sql).not.toMatch(/Photos|2020|t1/);
     expect(q.params).toEqual([
+      "t1",
+      "t2",
+      2,
       "o",
       "/Photos",
       "/Photos0",
@@ -116,9 +119,6 @@ describe("search SQL", () => {
       2,
       "2020-01-01T00:00:00.000Z",
       "2021-01-01T00:00:00.000Z",
-      "t1",
-      "t2",
-      2,
       10,
       20,
     ]);

@@ -10,9 +10,7 @@ import type { SearchSpec } from "./search.schemas.ts";
  *   literal substring, case- and accent-insensitively.
  * - Terms of 3+ characters go to FTS5 MATCH as quoted strings (user input can
  *   never be read as FTS syntax). Shorter terms, which a trigram index cannot
- *   answer, become LIKE on the folded term (ASCII case-insensitive) or, on
- *   rows holding non-ASCII text, a GLOB whose letters are classes of their
- *   case and accent variants (fold.ts); both run inside SQLite.
+ *   answer, scan the candidate rows inside SQLite (see shortTermCondition).
  * - Every query is scoped to one organization and to live rows.
  */
 
@@ -74,6 +72,16 @@ export function shortTermCondition(column: string, term: string): Sql {
   };
 }
 
+/** Ids of the files carrying every one of `tagIds`. */
+function taggedFiles(tagIds: readonly string[]): Sql | undefined {
+  if (tagIds.length === 0) return undefined;
+  const marks = tagIds.map(() => "?").join(", ");
+  return {
+    sql: `SELECT file_id FROM file_tags WHERE tag_id IN (${marks}) GROUP BY file_id HAVING count(*) = ?`,
+    params: [...tagIds, tagIds.length],
+  };
+}
+
 /** FROM and WHERE shared by the count and the page query. */
 export function searchFilter(organizationId: string, spec: SearchSpec): Sql {
   const { fts, short } = splitTerms(spec.text);
@@ -84,7 +92,17 @@ export function searchFilter(organizationId: string, spec: SearchSpec): Sql {
   // (a sequential read; an index in name order would make it random).
   let from = `files f INDEXED BY ${spec.path ? "files_path_idx" : "files_deleted_idx"}`;
   const fromParams: unknown[] = [];
-  if (fts.length > 0) {
+  const tagged = taggedFiles(spec.tagIds);
+  if (tagged) {
+    // Drive from the (usually few) files carrying the tags, by primary key; FTS terms then
+    // check against the set of matches, read once from the index.
+    from = `(${tagged.sql}) t CROSS JOIN files f ON f.id = t.file_id`;
+    fromParams.push(...tagged.params);
+    if (fts.length > 0) {
+      where.unshift("+f.rowid IN (SELECT rowid FROM files_fts WHERE files_fts MATCH ?)");
+      fromParams.push(ftsExpression(fts));
+    }
+  } else if (fts.length > 0) {
     from = "files_fts JOIN files f ON f.rowid = files_fts.rowid";
     where.unshift("files_fts MATCH ?");
     fromParams.push(ftsExpression(fts));
@@ -109,14 +127,6 @@ export function searchFilter(organizationId: string, spec: SearchSpec): Sql {
   if (spec.maxSize !== undefined) add("f.size <= ?", spec.maxSize);
   if (spec.startDate) add("f.created_at >= ?", spec.startDate);
   if (spec.endDate) add("f.created_at <= ?", spec.endDate);
-  if (spec.tagIds.length > 0) {
-    const marks = spec.tagIds.map(() => "?").join(", ");
-    add(
-      `f.id IN (SELECT file_id FROM file_tags WHERE tag_id IN (${marks}) GROUP BY file_id HAVING count(*) = ?)`,
-      ...spec.tagIds,
-      spec.tagIds.length,
-    );
-  }
   return { sql: `FROM ${from} WHERE ${where.join(" AND ")}`, params: [...fromParams, ...params] };
 }
 
