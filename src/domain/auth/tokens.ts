@@ -56,7 +56,32 @@ export function createTokenSigner(keys: SigningKeys, ttl: { access: number; refr
     return { token, jti, exp };
   }
 
+  /**
+   * Access tokens already verified, by their text. A signature check of a
+   * 4096-bit RS256 token costs more than the rest of a metadata request;
+   * the answer for a given token never changes, only its expiry needs
+   * re-checking. Bounded: the oldest entries go first.
+   */
+  const verifiedAccess = new Map<string, VerifiedToken>();
+  const CACHE_MAX = 10_000;
+
   async function verify(token: string, typ: TokenType): Promise<VerifiedToken> {
+    if (typ === "access") {
+      const hit = verifiedAccess.get(token);
+      if (hit) {
+        if (hit.exp * 1000 > Date.now()) return hit;
+        verifiedAccess.delete(token);
+      }
+    }
+    const verified = await verifySignature(token, typ);
+    if (typ === "access") {
+      if (verifiedAccess.size >= CACHE_MAX) verifiedAccess.delete(verifiedAccess.keys().next().value!);
+      verifiedAccess.set(token, verified);
+    }
+    return verified;
+  }
+
+  async function verifySignature(token: string, typ: TokenType): Promise<VerifiedToken> {
     try {
       // The key is fixed and only RS256 is allowed: `none`, HS256 with the
       // public key as secret, and header-supplied keys (jwk/jku/kid) never apply.

@@ -8,8 +8,21 @@ export type NewUserRow = typeof users.$inferInsert;
 
 /** Queries on users and their roles. */
 export function createUsersRepo(db: Db) {
+  // Prepared once: both run on every authenticated request.
+  const byIdStmt = db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder("id")))
+    .prepare();
+  const rolesOfStmt = db
+    .select({ id: roles.id, name: roles.name, permissions: roles.permissions })
+    .from(userRoles)
+    .innerJoin(roles, eq(roles.id, userRoles.role_id))
+    .where(eq(userRoles.user_id, sql.placeholder("userId")))
+    .orderBy(userRoles.created_at, roles.name)
+    .prepare();
   return {
-    byId: (id: string) => db.select().from(users).where(eq(users.id, id)).get(),
+    byId: (id: string): UserRow | undefined => byIdStmt.get({ id }),
     byIdInOrg: (orgId: string, id: string) =>
       db
         .select()
@@ -21,14 +34,7 @@ export function createUsersRepo(db: Db) {
     byEmail: (email: string) =>
       db.select().from(users).where(sql`${users.email} = ${email} COLLATE NOCASE`).get(),
     /** The user's roles, oldest assignment first. */
-    rolesOf: (userId: string) =>
-      db
-        .select({ id: roles.id, name: roles.name, permissions: roles.permissions })
-        .from(userRoles)
-        .innerJoin(roles, eq(roles.id, userRoles.role_id))
-        .where(eq(userRoles.user_id, userId))
-        .orderBy(userRoles.created_at, roles.name)
-        .all(),
+    rolesOf: (userId: string) => rolesOfStmt.all({ userId }),
     /** One page of an organization's users, by username. */
     listInOrg: (orgId: string, limit: number, offset: number) =>
       db
