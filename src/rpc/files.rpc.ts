@@ -1,4 +1,4 @@
-import type { ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import type { FileService, UploadFileRequest } from "../gen/attic/v1/file_pb.ts";
@@ -12,12 +12,22 @@ export const DOWNLOAD_CHUNK_BYTES = 64 * 1024;
  * The chunks of an upload stream after its metadata message. Empty messages
  * are skipped; a second metadata message is a client error. Pulling one
  * message at a time is the backpressure: the next frame is not read before
- * the previous chunk is written.
+ * the previous chunk is written. A call the client cancelled is never
+ * stored, even when its last frame arrived whole: the signal is checked
+ * once the stream has ended, before the upload commits.
  */
-async function* chunksAfterMetadata(it: AsyncIterator<UploadFileRequest>): AsyncGenerator<Uint8Array> {
+async function* chunksAfterMetadata(
+  it: AsyncIterator<UploadFileRequest>,
+  signal: AbortSignal,
+): AsyncGenerator<Uint8Array> {
   for (;;) {
     const next = await it.next();
-    if (next.done) return;
+    if (next.done) {
+      // Let a reset that raced the end of the stream land before deciding.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (signal.aborted) throw new ConnectError("the client cancelled the upload", Code.Canceled);
+      return;
+    }
     const data = next.value.data;
     if (data.case === "chunk") {
       if (data.value.byteLength) yield data.value;
@@ -42,7 +52,7 @@ export function filesRpc(ctx: AppContext): Partial<ServiceImpl<typeof FileServic
       const file = await files().upload(actor, {
         name: meta.name,
         parentId: meta.parentId === undefined || meta.parentId === "" ? null : meta.parentId,
-        source: chunksAfterMetadata(it),
+        source: chunksAfterMetadata(it, call.signal),
         ...(meta.expectedSha256 ? { expectedSha256: meta.expectedSha256 } : {}),
       });
       return { file: fileToProto(file) };
