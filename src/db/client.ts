@@ -49,17 +49,34 @@ export function migrate(sqlite: Database.Database, log?: Logger): void {
 }
 
 /**
- * Wraps prepared statements so each run/get/all reports its duration. The
- * operation label is the statement's verb (select, insert, update, delete).
+ * Wraps `prepare` so that (1) statements are prepared once per SQL text and
+ * reused (drizzle prepares on every query; preparing cost more than running
+ * the hot lookups), and (2) each run/get/all/iterate reports its duration.
+ * The operation label is the statement's verb (select, insert, update, delete).
+ *
+ * A reused statement may have been left in raw (array) mode by drizzle, which
+ * calls `raw()` right before the calls that want arrays; so every call that
+ * did not just ask for raw mode resets it. A statement still busy with an
+ * iterator is never handed out twice: a fresh one is prepared instead.
  */
 function instrument(sqlite: Database.Database, onQuery: (operation: string, seconds: number) => void): void {
   const prepare = sqlite.prepare.bind(sqlite);
-  (sqlite as { prepare: unknown }).prepare = (source: string) => {
+  const cache = new Map<string, Database.Statement>();
+  const CACHE_MAX = 1000;
+  const wrap = (source: string): Database.Statement => {
     const stmt = prepare(source);
     const operation = /^\s*(\w+)/.exec(source)?.[1]?.toLowerCase() ?? "other";
-    for (const method of ["run", "get", "all"] as const) {
+    const originalRaw = stmt.raw.bind(stmt);
+    let rawRequested = false;
+    (stmt as unknown as Record<string, unknown>).raw = (toggle?: boolean) => {
+      rawRequested = toggle !== false;
+      return toggle === undefined ? originalRaw() : originalRaw(toggle);
+    };
+    for (const method of ["run", "get", "all", "iterate"] as const) {
       const original = stmt[method].bind(stmt) as (...args: unknown[]) => unknown;
       (stmt as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        if (!rawRequested && method !== "run" && stmt.reader) originalRaw(false);
+        rawRequested = false;
         const start = performance.now();
         try {
           return original(...args);
@@ -67,6 +84,16 @@ function instrument(sqlite: Database.Database, onQuery: (operation: string, seco
           onQuery(operation, (performance.now() - start) / 1000);
         }
       };
+    }
+    return stmt;
+  };
+  (sqlite as { prepare: unknown }).prepare = (source: string) => {
+    const cached = cache.get(source);
+    if (cached && !cached.busy) return cached;
+    const stmt = wrap(source);
+    if (!cached) {
+      if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+      cache.set(source, stmt);
     }
     return stmt;
   };
