@@ -154,7 +154,7 @@ export const configSchema = z.object({
       poll_interval: duration.default(300),
       /** Debounce window for file-system events. */
       debounce: duration.default(2),
-      /** Watch folders live (inotify via chokidar); false: always rescan every poll_interval. */
+      /** Watch folders live (one inotify watch per directory); false: always rescan every poll_interval. */
       live: bool.default(true),
       /** Host files hashed at once in the background (0: never hash watched files). */
       hash_concurrency: int(0, 16).default(1),
