@@ -77,5 +77,8 @@ export function errorResponses(...statuses: number[]) {
   return out;
 }
 
+/** An OpenAPI JSON body or response entry for `schema`. */
+export const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+
 /** Security requirement for routes that need a bearer token or an API key. */
 export const SECURED: Record<string, string[]>[] = [{ BearerAuth: [] }, { ApiKeyAuth: [] }];

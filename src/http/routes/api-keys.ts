@@ -8,9 +8,7 @@ import {
 import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
 import { IdParam } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
-
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
 /** The three API-key routes under `base` (`/auth/api-keys` and its variant `/api-keys`). */
 function routesAt(base: "/auth/api-keys" | "/api-keys", guard: ReturnType<Guards["auth"]>) {

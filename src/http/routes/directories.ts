@@ -13,9 +13,8 @@ import {
   TreeInput,
 } from "../../domain/files/files.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const Id = z.object({
   id: z
     .string()

@@ -14,10 +14,9 @@ import { actorOf, type Ctx, type Router } from "../env.ts";
 import { sendContent } from "../file-response.ts";
 import { receiveUpload } from "../multipart-upload.ts";
 import { errorResponse, toAppError } from "../on-error.ts";
-import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 import { streamTokenAuth } from "./stream-token.ts";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const Id = z.object({
   id: z
     .string()

@@ -12,9 +12,8 @@ import {
 } from "../../domain/groups/groups.schemas.ts";
 import { IdParam, PageQuery } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const body = <T>(schema: T) => ({ body: { ...json(schema), required: true } });
 const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
 const MemberParams = IdParam.extend({

@@ -9,9 +9,8 @@ import {
 } from "../../domain/orgs/orgs.schemas.ts";
 import { IdParam } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
 
 /** Organization routes; who may do what is decided by the service (see createOrgsService). */

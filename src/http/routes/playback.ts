@@ -10,9 +10,8 @@ import {
 } from "../../domain/playback/playback.schemas.ts";
 import { THUMBNAIL_SIZES } from "../../domain/playback/thumbnails.service.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const IdParam = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, description: "File id" }),
 });

@@ -2,9 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
 import { SettingsSchema, SettingsUpdateInput } from "../../domain/settings/settings.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
-
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
 const settingsRoute = (
   method: "get" | "put",

@@ -9,9 +9,8 @@ import {
   UpdateTagInput,
 } from "../../domain/tags/tags.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const TagIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 const FileTagParams = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, description: "File id" }),

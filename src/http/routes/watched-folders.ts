@@ -10,9 +10,8 @@ import {
   WatchedFolderSchema,
 } from "../../domain/watched/watched.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 const FolderList = z.object({ folders: z.array(WatchedFolderSchema) }).openapi("WatchedFolderList");
 
