@@ -86,8 +86,9 @@ export async function listen(handler: Handler, opts: ListenerOptions): Promise<L
   } else {
     const h2 = http2.createServer(h2Options, handler);
     trackSessions(h2);
-    server = net.createServer({ pauseOnConnect: true }, (socket) =>
-      dispatch(socket, h1, h2, opts.headersTimeoutMs, undecided),
+    server = net.createServer(
+      { pauseOnConnect: true, noDelay: true, keepAlive: true, keepAliveInitialDelay: 60_000 },
+      (socket) => dispatch(socket, h1, h2, opts.headersTimeoutMs, undecided),
     );
   }
   // Every raw socket, so shutdown can end the ones no protocol server knows about.
