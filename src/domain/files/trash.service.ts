@@ -1,15 +1,11 @@
-import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
-import type { Logger } from "../../log.ts";
-import type { BlobStore } from "../../platform/blobstore.ts";
 import { isId, nowIso } from "../../platform/ids.ts";
-import type { Metrics } from "../../platform/metrics.ts";
 import { type Actor, can, requirePermission } from "../actor.ts";
 import { reclaimUnused } from "./content.ts";
 import { type FileDto, toFileDtos } from "./files.dto.ts";
-import type { FileRow, FilesRepo } from "./files.repo.ts";
+import type { FileRow } from "./files.repo.ts";
 import { PageInput, parseInput } from "./files.schemas.ts";
-import type { Tree } from "./tree.ts";
+import type { FilesDeps } from "./files.service.ts";
 
 /**
  * The trash: soft-deleted items until restored or purged. Members see and
@@ -18,14 +14,7 @@ import type { Tree } from "./tree.ts";
  * is taken there again, 409 too when the parent directory is itself in the
  * trash (restore the parent first; nothing is moved silently).
  */
-export function createTrashService(deps: {
-  db: Db;
-  repo: FilesRepo;
-  tree: Tree;
-  blobs: BlobStore;
-  metrics: Metrics;
-  log: Logger;
-}) {
+export function createTrashService(deps: Omit<FilesDeps, "maxUploadBytes">) {
   const { db, repo, tree } = deps;
   const isAdmin = (actor: Actor) => can(actor, "org:admin");
 
