@@ -31,6 +31,9 @@ import { createUpload } from "./upload.ts";
 /** Largest file /content returns (interface.md: 10 MB → 413). */
 export const MAX_TEXT_BYTES = 10 * 1024 * 1024;
 
+/** How stale `accessed_at` may get before a read refreshes it. */
+export const ACCESS_GRANULARITY_MS = 24 * 3600 * 1000;
+
 export interface FilesDeps {
   db: Db;
   repo: FilesRepo;
@@ -57,7 +60,20 @@ export function createFilesService(deps: FilesDeps) {
     requirePermission(actor, "file:read");
     const row = tree.live(actor, id);
     if (row.type === "directory") throw new AppError("VALIDATION", "a directory has no content to download");
-    return openedContent(row, await locateContent(row, blobs, hostResolver));
+    const opened = openedContent(row, await locateContent(row, blobs, hostResolver));
+    touchAccessed(actor, row);
+    return opened;
+  }
+
+  /**
+   * Records a read in `accessed_at` the way Linux's relatime does: at most
+   * once a day per file, so reads (every range of a video) do not each cost
+   * a database write.
+   */
+  function touchAccessed(actor: Actor, row: FileRow): void {
+    const now = Date.now();
+    if (now - Date.parse(row.accessed_at) < ACCESS_GRANULARITY_MS) return;
+    repo.update(actor.organizationId, row.id, { accessed_at: new Date(now).toISOString() });
   }
 
   /** Ingests the content of blob-less rows (watched files) so a copy can share it. */
