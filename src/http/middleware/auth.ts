@@ -4,7 +4,6 @@ import { requirePermission } from "../../domain/actor.ts";
 import { AppError } from "../../errors.ts";
 import type { RateLimiter } from "../../platform/rate-limiter.ts";
 import type { Env } from "../env.ts";
-import { errorResponse } from "../on-error.ts";
 import { checkRateLimit } from "./rate-limit.ts";
 
 /** Reads the credential of a request: a bearer JWT or an X-API-Key, never a query parameter. */
@@ -64,5 +63,3 @@ export function requireAuth(
     await next();
   };
 }
-
-export { errorResponse };

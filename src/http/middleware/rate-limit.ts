@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { AppError } from "../../errors.ts";
 import type { Metrics } from "../../platform/metrics.ts";
-import { RateLimiter } from "../../platform/rate-limiter.ts";
+import type { RateLimiter } from "../../platform/rate-limiter.ts";
 import type { Ctx, Env } from "../env.ts";
 import { errorResponse } from "../on-error.ts";
 
@@ -53,5 +53,3 @@ export function rateLimit(opts: RateLimitOptions): MiddlewareHandler<Env> {
     await next();
   };
 }
-
-export { RateLimiter };
