@@ -4,16 +4,13 @@ import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, notFound } from "../../errors.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
 import { type Actor, requirePermission } from "../actor.ts";
+import { parseInput } from "../parse-input.ts";
 import { createTagsRepo, type TagDto, tagsForFiles } from "./tags.repo.ts";
 import { AttachTagsInput, CreateTagInput, DEFAULT_TAG_COLOR, UpdateTagInput } from "./tags.schemas.ts";
 
-/** Validates with `schema`; 400 ERR_VALIDATION naming the first bad field. */
-function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const r = schema.safeParse(input ?? {});
-  if (r.success) return r.data;
-  const issues = r.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-  throw new AppError("VALIDATION", `${issues[0]!.path || "body"}: ${issues[0]!.message}`, { issues });
-}
+/** A missing body validates as an empty one, so the first missing field is named. */
+const parse = <S extends z.ZodType>(schema: S, input: unknown): z.output<S> =>
+  parseInput(schema, input ?? {});
 
 const tagNotFound = () => notFound("tag");
 const fileNotFound = () => notFound("file", "FILE_NOT_FOUND");
