@@ -1,4 +1,4 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { apiKeys, refreshTokens, users } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
@@ -135,7 +135,7 @@ export function createAuthService(deps: Deps) {
       .get();
     if (!claimed) {
       const row = db.select().from(refreshTokens).where(eq(refreshTokens.id, verified.jti)).get();
-      if (row?.used_at) revokeFamily(row.family_id);
+      if (row?.used_at) revokeWhere(eq(refreshTokens.family_id, row.family_id));
       metrics.authAttempts.inc({ method: "refresh", status: "failure" });
       throw BAD_REFRESH();
     }
@@ -148,19 +148,17 @@ export function createAuthService(deps: Deps) {
     return issue(user, claimed.family_id);
   }
 
-  function revokeFamily(family: string): void {
+  /** Marks revoked the not-yet-revoked refresh tokens matching `which`. */
+  function revokeWhere(which: SQL): void {
     db.update(refreshTokens)
       .set({ revoked_at: nowIso() })
-      .where(and(eq(refreshTokens.family_id, family), isNull(refreshTokens.revoked_at)))
+      .where(and(which, isNull(refreshTokens.revoked_at)))
       .run();
   }
 
   /** Revokes every refresh token of the user (logout-all, password change, deactivation). */
   function revokeAllFor(userId: string): void {
-    db.update(refreshTokens)
-      .set({ revoked_at: nowIso() })
-      .where(and(eq(refreshTokens.user_id, userId), isNull(refreshTokens.revoked_at)))
-      .run();
+    revokeWhere(eq(refreshTokens.user_id, userId));
   }
 
   /** Revokes the presented refresh token when it belongs to the actor. */
@@ -169,10 +167,7 @@ export function createAuthService(deps: Deps) {
       throw BAD_REFRESH();
     });
     if (verified.sub !== actor.userId) throw BAD_REFRESH();
-    db.update(refreshTokens)
-      .set({ revoked_at: nowIso() })
-      .where(and(eq(refreshTokens.id, verified.jti), isNull(refreshTokens.revoked_at)))
-      .run();
+    revokeWhere(eq(refreshTokens.id, verified.jti));
   }
 
   /** The actor behind a bearer access token; 401 when invalid or the user is inactive. */
@@ -248,7 +243,6 @@ export function createAuthService(deps: Deps) {
     refresh,
     logout,
     revokeAllFor,
-    revokeFamily,
     issue,
     authenticateBearer,
     authenticateApiKey,

@@ -120,7 +120,6 @@ export function createTokenSigner(keys: SigningKeys, ttl: { access: number; refr
     signRefresh: (sub: string, family: string) => sign("refresh", sub, { fam: family }),
     verify,
     accessTtl: ttl.access,
-    refreshTtl: ttl.refresh,
   };
 }
 
