@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
 import { PathSuggestionsInput, PathSuggestionsSchema } from "../../domain/suggestions/suggestions.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
 const suggestions = createRoute({
   method: "get",
@@ -19,7 +19,7 @@ const suggestions = createRoute({
   responses: {
     200: {
       description: "Matching directories",
-      content: { "application/json": { schema: PathSuggestionsSchema } },
+      ...json(PathSuggestionsSchema),
     },
     ...errorResponses(400, 401, 403, 404, 429, 500),
   },

@@ -3,7 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { FileSchema } from "../../domain/files/files.schemas.ts";
 import { SEARCH_MAX_LIMIT, SORT_FIELDS } from "../../domain/search/search.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
 const text = (description: string, example?: string) =>
   z
@@ -51,7 +51,7 @@ const search = createRoute({
   responses: {
     200: {
       description: "One page of results",
-      content: { "application/json": { schema: SearchResultSchema } },
+      ...json(SearchResultSchema),
     },
     ...errorResponses(400, 401, 403, 429),
   },
