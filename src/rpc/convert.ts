@@ -5,6 +5,8 @@
  * proto3 convention that 0 / "" mean "not given".
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { DirectoryDto, DirectoryNodeDto, FileDto } from "../domain/files/files.dto.ts";
+import type { TagDto } from "../domain/tags/tags.repo.ts";
 import type {
   DirectoryNodeSchema,
   DirectorySchema,
@@ -18,34 +20,15 @@ import type { WatchedFolderSchema } from "../gen/attic/v1/watched_folder_pb.ts";
 
 type FileInit = MessageInitShape<typeof FileSchema>;
 
-/** What every FileDto-like record offers. */
-export interface FileLike {
-  id: string;
-  name: string;
-  path: string;
-  parent_id?: string | null;
-  type: string;
-  size: number;
-  mime_type: string;
-  hash: string;
-  created_at: string;
-  updated_at: string;
-  accessed_at: string;
-  permissions?: string;
-  tags?: { id: string; name: string; color: string; created_at: string }[];
-  is_deleted: boolean;
-  deleted_at?: string | null;
-}
-
 /** A Tag as its proto message. */
-export function tagToProto(t: { id: string; name: string; color: string; created_at: string }) {
+export function tagToProto(t: TagDto) {
   return { id: t.id, name: t.name, color: t.color, createdAt: t.created_at } satisfies MessageInitShape<
     typeof TagSchema
   >;
 }
 
 /** A File (or directory) DTO as its proto message; optional fields stay unset when absent. */
-export function fileToProto(f: FileLike): FileInit {
+export function fileToProto(f: FileDto): FileInit {
   return {
     id: f.id,
     name: f.name,
@@ -58,32 +41,23 @@ export function fileToProto(f: FileLike): FileInit {
     createdAt: f.created_at,
     updatedAt: f.updated_at,
     accessedAt: f.accessed_at,
-    permissions: f.permissions ?? "",
-    tags: (f.tags ?? []).map(tagToProto),
+    permissions: f.permissions,
+    tags: f.tags.map(tagToProto),
     isDeleted: f.is_deleted,
     ...(f.deleted_at ? { deletedAt: f.deleted_at } : {}),
   };
 }
 
 /** A Directory DTO as its proto message. */
-export function directoryToProto(d: {
-  file: FileLike;
-  child_count: number;
-}): MessageInitShape<typeof DirectorySchema> {
+export function directoryToProto(d: DirectoryDto): MessageInitShape<typeof DirectorySchema> {
   return { file: fileToProto(d.file), childCount: BigInt(d.child_count) };
 }
 
-/** What a DirectoryNode DTO offers. */
-export interface NodeLike {
-  directory: { file: FileLike; child_count: number };
-  children: NodeLike[];
-}
-
 /** A tree, converted iteratively: depth is unbounded, the call stack is not. */
-export function nodeToProto(root: NodeLike): MessageInitShape<typeof DirectoryNodeSchema> {
+export function nodeToProto(root: DirectoryNodeDto): MessageInitShape<typeof DirectoryNodeSchema> {
   type Out = { directory: MessageInitShape<typeof DirectorySchema>; children: Out[] };
   const out: Out = { directory: directoryToProto(root.directory), children: [] };
-  const stack: [NodeLike, Out][] = [[root, out]];
+  const stack: [DirectoryNodeDto, Out][] = [[root, out]];
   while (stack.length) {
     const [from, to] = stack.pop()!;
     for (const child of from.children) {
@@ -96,13 +70,13 @@ export function nodeToProto(root: NodeLike): MessageInitShape<typeof DirectoryNo
 }
 
 /** `{files, total}` pages (ListFiles, ListChildren, ListWatchedFolderFiles). */
-export function filesPageToProto(p: { files: FileLike[]; total: number }) {
+export function filesPageToProto(p: { files: FileDto[]; total: number }) {
   return { files: p.files.map(fileToProto), total: BigInt(p.total) };
 }
 
 /** interface.md's SearchResult as its proto message. */
 export function searchResultToProto(r: {
-  files: FileLike[];
+  files: FileDto[];
   total: number;
   page: number;
   page_size: number;
