@@ -7,8 +7,6 @@ export interface DirWatch {
   add(rel: string): void;
   /** Stops watching `rel` and every directory below it (they were removed). */
   remove(rel: string): void;
-  /** Directories watched now. */
-  size(): number;
   close(): void;
 }
 
@@ -72,7 +70,6 @@ export function watchDirs(root: string, opts: WatchDirsOptions): DirWatch {
         if (key === rel || rel === "" || key.startsWith(`${rel}/`)) drop(key);
       }
     },
-    size: () => watchers.size,
     close() {
       closed = true;
       clearTimeout(timer);

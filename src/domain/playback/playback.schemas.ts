@@ -35,7 +35,6 @@ export const ContinueWatchingSchema = z
   })
   .openapi("ContinueWatching");
 
-export type SavePlayback = z.infer<typeof SavePlaybackInput>;
 export type PlaybackPositionDto = z.infer<typeof PlaybackPositionSchema>;
 
 export const MediaInfoSchema = z

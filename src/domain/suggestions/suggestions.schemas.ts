@@ -13,5 +13,3 @@ export const PathSuggestionsSchema = z
     suggestions: z.array(z.string()).openapi({ description: "Absolute directory paths, alphabetical" }),
   })
   .openapi("PathSuggestions");
-
-export type PathSuggestionsQuery = z.infer<typeof PathSuggestionsInput>;
