@@ -1,17 +1,14 @@
-import type { Db } from "../../db/client.ts";
 import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, fromSystemError } from "../../errors.ts";
-import type { Logger } from "../../log.ts";
-import type { BlobStore, StagedBlob } from "../../platform/blobstore.ts";
+import type { StagedBlob } from "../../platform/blobstore.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
-import type { Metrics } from "../../platform/metrics.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { reclaimUnused } from "./content.ts";
 import { type FileDto, toFileDto } from "./files.dto.ts";
-import type { FileRow, FilesRepo } from "./files.repo.ts";
+import type { FileRow } from "./files.repo.ts";
+import type { FilesDeps } from "./files.service.ts";
 import { detectMime } from "./mime.ts";
 import { childPath, normalizeName } from "./names.ts";
-import type { Tree } from "./tree.ts";
 
 /** What an upload needs; the same for REST multipart and RPC client streaming. */
 export interface UploadInput {
@@ -39,16 +36,6 @@ function asUploadError(err: unknown): never {
   );
 }
 
-export interface UploadDeps {
-  db: Db;
-  repo: FilesRepo;
-  tree: Tree;
-  blobs: BlobStore;
-  metrics: Metrics;
-  log: Logger;
-  maxUploadBytes: number;
-}
-
 /**
  * Builds the upload operation: checks the destination early when it is
  * known (so a 2 GB body is not read only to answer 409), streams the bytes
@@ -56,7 +43,7 @@ export interface UploadDeps {
  * SHA-256, commits the blob durably, then inserts the row. Any failure
  * leaves no row, no blob of its own and no temp file.
  */
-export function createUpload(deps: UploadDeps) {
+export function createUpload(deps: FilesDeps) {
   const { repo, tree, blobs, metrics } = deps;
 
   function destination(actor: Actor, parentId: string | null | undefined, name: string): FileRow | null {
