@@ -2,8 +2,7 @@ import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import { type Actor, requirePermission } from "../actor.ts";
-import { type FileDto, toFileDto } from "../files/files.dto.ts";
-import { tagsForFiles } from "../tags/tags.repo.ts";
+import { type FileDto, toFileDtos } from "../files/files.dto.ts";
 import { createSearchRepo, DEFAULT_PLAN, type SearchPlanOptions } from "./search.repo.ts";
 import { SearchInputSchema, type SearchSpec, toSearchSpec } from "./search.schemas.ts";
 
@@ -44,10 +43,8 @@ export function createSearchService(deps: { db: Db; metrics?: Metrics; plan?: Pa
   const { db, metrics } = deps;
   const repo = createSearchRepo(db, { ...DEFAULT_PLAN, ...deps.plan });
 
-  const records = (organizationId: string, ids: string[]): FileDto[] => {
-    const tags = tagsForFiles(db, ids);
-    return repo.rowsInOrder(organizationId, ids).map((row) => toFileDto(row, tags.get(row.id)));
-  };
+  const records = (organizationId: string, ids: string[]): FileDto[] =>
+    toFileDtos(db, repo.rowsInOrder(organizationId, ids));
 
   const prepare = (actor: Actor, input: unknown, transport: SearchTransport): SearchSpec => {
     requirePermission(actor, "file:read");
