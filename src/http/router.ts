@@ -1,6 +1,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import { AppError, ERRORS } from "../errors.ts";
+import { validationError } from "../domain/parse-input.ts";
+import { ERRORS } from "../errors.ts";
 import type { Env, Router } from "./env.ts";
 
 /**
@@ -10,15 +11,7 @@ import type { Env, Router } from "./env.ts";
 export function newRouter(): Router {
   return new OpenAPIHono<Env>({
     defaultHook: (result) => {
-      if (!result.success) {
-        const issues = result.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-        const first = issues[0];
-        throw new AppError(
-          "VALIDATION",
-          first ? `${first.path || "body"}: ${first.message}` : "invalid request",
-          { issues },
-        );
-      }
+      if (!result.success) throw validationError(result.error, "invalid request");
     },
   });
 }
