@@ -64,7 +64,7 @@ export function fileEntry(
       ...base(target, parent, id, name, `${parent.path}/${name}`, rel, nowIso()),
       type: "file",
       size: facts.size,
-      mime_type: lookup(name) || "application/octet-stream",
+      mime_type: mimeOf(name),
       host_mtime_ms: facts.mtimeMs,
       updated_at: updatedAt,
     }),
@@ -100,6 +100,8 @@ function base(
   };
 }
 
+/** The media type a host file's name suggests (host files are never sniffed). */
+export const mimeOf = (name: string) => lookup(name) || "application/octet-stream";
 export const isDir = (row: IndexedChild) => row.type === "directory";
 export const relOf = (parent: DirTask, name: string) => (parent.rel === "" ? name : `${parent.rel}/${name}`);
 export const childTask = (parent: DirTask, row: IndexedChild): DirTask => ({

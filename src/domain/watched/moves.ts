@@ -1,7 +1,6 @@
-import { lookup } from "mime-types";
 import type { FileFacts } from "../../platform/hostfs.ts";
 import type { BatchWriter } from "./batch-writer.ts";
-import { fileEntry, relOf } from "./entries.ts";
+import { fileEntry, mimeOf, relOf } from "./entries.ts";
 import type { DirTask, ScanOptions, ScanTarget } from "./scanner.ts";
 import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
 
@@ -13,6 +12,16 @@ export interface MovePool {
 
 export const newMovePool = (): MovePool => ({ gone: new Map(), fresh: [] });
 export const signature = (size: number, mtimeMs: number | null) => `${size}:${mtimeMs}`;
+
+/** The columns a kept row takes on when its file now goes by `name` in `task`'s directory. */
+const movedTo = (id: string, task: DirTask, name: string) => ({
+  id,
+  parentId: task.id,
+  name,
+  path: `${task.path}/${name}`,
+  rel: relOf(task, name),
+  mime: mimeOf(name),
+});
 
 /** Moves keep their rows (id, tags, playback positions); unpaired files are added or removed as usual. */
 export function settleMoves(
@@ -30,14 +39,8 @@ export function settleMoves(
       continue;
     }
     pool.gone.delete(key);
-    const move = {
-      id: old.id,
-      parentId: task.id,
-      name,
-      path: `${task.path}/${name}`,
-      rel: relOf(task, name),
-    };
-    writer.push(() => repo.moveEntry({ ...move, mime: lookup(name) || "application/octet-stream" }));
+    const move = movedTo(old.id, task, name);
+    writer.push(() => repo.moveEntry(move));
   }
   for (const { rel } of pool.gone.values()) {
     writer.push(() => repo.deleteSubtree(target.folderId, rel));
@@ -69,9 +72,8 @@ export function renameOrAdd(
     if (old) {
       bySignature.delete(key);
       gone.delete(old.name);
-      const rel = relOf(task, name);
-      const mime = lookup(name) || "application/octet-stream";
-      writer.push(() => repo.renameEntry({ id: old.id, name, path: `${task.path}/${name}`, rel, mime }));
+      const rename = movedTo(old.id, task, name);
+      writer.push(() => repo.moveEntry(rename));
     } else if (opts.moves) opts.moves.fresh.push({ task, name, facts });
     else fileEntry(repo, writer, target, task, name, facts, undefined);
     opts.stats.indexed++;

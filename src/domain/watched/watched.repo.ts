@@ -58,9 +58,6 @@ export function createWatchedRepo(db: Db) {
     `update files set size = @size, host_mtime_ms = @host_mtime_ms, hash = '', is_offline = 0,
        updated_at = @updated_at where id = @id`,
   );
-  const rename = c.prepare(
-    "update files set name = @name, path = @path, host_rel_path = @rel, mime_type = @mime, is_offline = 0 where id = @id",
-  );
   const move = c.prepare(
     `update files set parent_id = @parentId, name = @name, path = @path, host_rel_path = @rel, mime_type = @mime,
        is_offline = 0 where id = @id`,
@@ -110,9 +107,7 @@ export function createWatchedRepo(db: Db) {
     insertEntry: (row: NewEntry) => insert.run(row),
     updateFacts: (p: { id: string; size: number; host_mtime_ms: number; updated_at: string }) =>
       updateFacts.run(p),
-    /** Moves a file row to a new name in the same directory (a rename on the host). */
-    renameEntry: (p: { id: string; name: string; path: string; rel: string; mime: string }) => rename.run(p),
-    /** Moves a file row to another directory of the folder (a move on the host). */
+    /** Moves a file row to another name and/or directory of the folder (a rename or move on the host). */
     moveEntry: (p: { id: string; parentId: string; name: string; path: string; rel: string; mime: string }) =>
       move.run(p),
     setDirMtime: (id: string, mtimeMs: number | null) => setMtime.run(mtimeMs, id),
