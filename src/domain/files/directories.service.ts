@@ -1,7 +1,5 @@
 import type { Db } from "../../db/client.ts";
-import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError } from "../../errors.ts";
-import { newId, nowIso } from "../../platform/ids.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { type DirectoryDto, type DirectoryNodeDto, type FileDto, toFileDtos } from "./files.dto.ts";
@@ -17,7 +15,7 @@ import {
   TreeInput,
 } from "./files.schemas.ts";
 import { DIRECTORY_MIME } from "./mime.ts";
-import { childPath, normalizeName } from "./names.ts";
+import { normalizeName } from "./names.ts";
 import type { Tree } from "./tree.ts";
 
 /** Most nodes one tree answer may hold; deeper trees are asked for with `depth`. */
@@ -69,29 +67,14 @@ export function createDirectoriesService(deps: { db: Db; repo: FilesRepo; tree: 
       requirePermission(actor, "file:write");
       const q = parseInput(CreateDirectoryInput, input ?? {});
       const name = normalizeName(q.name);
-      const org = actor.organizationId;
-      const id = newId();
-      tree.tx(() => {
+      const id = tree.tx(() => {
         const parent = tree.parent(actor, q.parent_id);
         tree.writable(parent, "directory");
-        tree.nameFree(org, parent?.id ?? null, name);
-        const now = nowIso();
-        conflictOnUnique("an item with that name already exists here", () =>
-          repo.insert({
-            id,
-            organization_id: org,
-            owner_id: actor.userId,
-            parent_id: parent?.id ?? null,
-            name,
-            path: childPath(parent?.path, name),
-            type: "directory",
-            size: 0,
-            mime_type: DIRECTORY_MIME,
-            created_at: now,
-            updated_at: now,
-            accessed_at: now,
-          }),
-        );
+        return tree.insertChild(actor, parent, name, {
+          type: "directory",
+          size: 0,
+          mime_type: DIRECTORY_MIME,
+        });
       });
       return one(actor, tree.liveDir(actor, id));
     },

@@ -3,7 +3,7 @@ import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, type ErrorCode } from "../../errors.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
 import type { Actor } from "../actor.ts";
-import type { FileRow, FilesRepo } from "./files.repo.ts";
+import type { FileRow, FilesRepo, NewFileRow } from "./files.repo.ts";
 import { childPath } from "./names.ts";
 
 /** Content for a copied row that has no blob of its own (a watched file ingested beforehand). */
@@ -55,6 +55,38 @@ export function createTree(db: Db, repo: FilesRepo) {
         existing_id: clash.id,
       });
     }
+  }
+
+  /**
+   * Inserts a new item `name` under `parent`, owned by the actor (call inside
+   * `tx`): 409 when a live sibling has the name, whether found first or
+   * caught by the unique index. Returns the new id.
+   */
+  function insertChild(
+    actor: Actor,
+    parent: FileRow | null,
+    name: string,
+    content: Pick<NewFileRow, "type" | "size" | "mime_type" | "hash" | "blob_hash">,
+    now = nowIso(),
+  ): string {
+    const org = actor.organizationId;
+    nameFree(org, parent?.id ?? null, name);
+    const id = newId();
+    conflictOnUnique("an item with that name already exists here", () =>
+      repo.insert({
+        id,
+        organization_id: org,
+        owner_id: actor.userId,
+        parent_id: parent?.id ?? null,
+        name,
+        path: childPath(parent?.path, name),
+        ...content,
+        created_at: now,
+        updated_at: now,
+        accessed_at: now,
+      }),
+    );
+    return id;
   }
 
   /** Refuses to put a directory inside itself or its own subtree (400). */
@@ -203,7 +235,19 @@ export function createTree(db: Db, repo: FilesRepo) {
     });
   }
 
-  return { tx, live, liveDir, parent, writable, nameFree, relocate, copy, liveSubtree, softDelete };
+  return {
+    tx,
+    live,
+    liveDir,
+    parent,
+    writable,
+    nameFree,
+    insertChild,
+    relocate,
+    copy,
+    liveSubtree,
+    softDelete,
+  };
 }
 
 export type Tree = ReturnType<typeof createTree>;

@@ -1,14 +1,13 @@
-import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, fromSystemError } from "../../errors.ts";
 import type { StagedBlob } from "../../platform/blobstore.ts";
-import { isId, newId, nowIso } from "../../platform/ids.ts";
+import { isId, nowIso } from "../../platform/ids.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { reclaimUnused } from "./content.ts";
 import { type FileDto, toFileDto } from "./files.dto.ts";
 import type { FileRow } from "./files.repo.ts";
 import type { FilesDeps } from "./files.service.ts";
 import { detectMime } from "./mime.ts";
-import { childPath, normalizeName } from "./names.ts";
+import { normalizeName } from "./names.ts";
 
 /** What an upload needs; the same for REST multipart and RPC client streaming. */
 export interface UploadInput {
@@ -81,28 +80,16 @@ export function createUpload(deps: FilesDeps) {
   ): FileRow {
     const org = actor.organizationId;
     const now = nowIso();
-    const id = newId();
     return tree.tx(() => {
-      tree.nameFree(org, parent?.id ?? null, name);
       repo.addBlob(staged.hash, staged.size, now);
-      conflictOnUnique("an item with that name already exists here", () =>
-        repo.insert({
-          id,
-          organization_id: org,
-          owner_id: actor.userId,
-          parent_id: parent?.id ?? null,
-          name,
-          path: childPath(parent?.path, name),
-          type: "file",
-          size: staged.size,
-          mime_type: mime,
-          hash: staged.hash,
-          blob_hash: staged.hash,
-          created_at: now,
-          updated_at: now,
-          accessed_at: now,
-        }),
-      );
+      const content = {
+        type: "file",
+        size: staged.size,
+        mime_type: mime,
+        hash: staged.hash,
+        blob_hash: staged.hash,
+      };
+      const id = tree.insertChild(actor, parent, name, content, now);
       return repo.get(org, id) as FileRow;
     });
   }
