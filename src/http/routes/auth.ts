@@ -12,9 +12,8 @@ import {
 } from "../../domain/auth/auth.schemas.ts";
 import { UserDetailSchema } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
-const body = <T>(schema: T) => ({ body: { ...json(schema), required: true } });
 const success = { 200: { description: "Done", ...json(SuccessSchema) } };
 
 const register = createRoute({

@@ -12,10 +12,8 @@ import {
 } from "../../domain/groups/groups.schemas.ts";
 import { IdParam, PageQuery } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, ok, SECURED } from "../router.ts";
 
-const body = <T>(schema: T) => ({ body: { ...json(schema), required: true } });
-const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
 const MemberParams = IdParam.extend({
   userId: z
     .string()

@@ -9,9 +9,7 @@ import {
 } from "../../domain/orgs/orgs.schemas.ts";
 import { IdParam } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
-
-const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
+import { errorResponses, type Guards, json, newRouter, ok, SECURED } from "../router.ts";
 
 /** Organization routes; who may do what is decided by the service (see createOrgsService). */
 function orgRoutes(guard: ReturnType<Guards["auth"]>) {

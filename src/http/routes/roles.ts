@@ -10,10 +10,7 @@ import {
 } from "../../domain/roles/roles.schemas.ts";
 import { IdParam } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
-
-const body = <T>(schema: T) => ({ body: { ...json(schema), required: true } });
-const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
+import { body, errorResponses, type Guards, json, newRouter, ok, SECURED } from "../router.ts";
 
 /** The role routes; reads need only authentication, changes `role:manage` (checked by the service). */
 function roleRoutes(guard: ReturnType<Guards["auth"]>) {

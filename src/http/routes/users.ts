@@ -11,10 +11,8 @@ import {
   UserListSchema,
 } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, ok, SECURED } from "../router.ts";
 
-const body = <T>(schema: T) => ({ body: { ...json(schema), required: true } });
-const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
 const DEACTIVATE =
   "Deactivated users cannot sign in; their access tokens, refresh tokens and API keys stop working at once.";
 
