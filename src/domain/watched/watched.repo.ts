@@ -79,9 +79,6 @@ export function createWatchedRepo(db: Db) {
     `select id, path, host_mtime_ms as knownMtime from files
      where watched_folder_id = ? and host_rel_path = '' and is_deleted = 0`,
   );
-  const countDirs = c.prepare<[string], { n: number }>(
-    "select count(*) as n from files where watched_folder_id = ? and type = 'directory' and is_deleted = 0",
-  );
   const dirRels = c.prepare<[string], { rel: string }>(
     `select host_rel_path as rel from files
      where watched_folder_id = ? and type = 'directory' and is_deleted = 0`,
@@ -117,7 +114,6 @@ export function createWatchedRepo(db: Db) {
     deleteSome: (fid: string, limit: number) => delSome.run(fid, limit).changes,
     setOffline: (fid: string, offline: boolean) => setOffline.run(offline ? 1 : 0, fid, offline ? 1 : 0),
     countFiles: (fid: string) => countFiles.get(fid)?.n ?? 0,
-    countDirs: (fid: string) => countDirs.get(fid)?.n ?? 0,
     /** Host paths of every indexed directory of the folder ("" is the root). */
     dirRels: (fid: string) => dirRels.all(fid).map((r) => r.rel),
     /** The directory row that mounts the folder in the tree, with the root's last seen mtime. */

@@ -62,6 +62,4 @@ export const WatchedFolderSchema = z
   })
   .openapi("WatchedFolder");
 
-export type CreateWatchedFolder = z.infer<typeof CreateWatchedFolderInput>;
-export type UpdateWatchedFolder = z.infer<typeof UpdateWatchedFolderInput>;
 export type WatchedFolderDto = z.infer<typeof WatchedFolderSchema>;
