@@ -176,7 +176,6 @@ export function createUsersService(deps: {
     },
     update,
     deactivate: (actor: Actor, id: string): UserDetail => update(actor, id, { is_active: false }),
-    activate: (actor: Actor, id: string): UserDetail => update(actor, id, { is_active: true }),
     resetPassword,
   };
 }
