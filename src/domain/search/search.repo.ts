@@ -94,8 +94,6 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
   };
 
   return {
-    count,
-
     /**
      * Ids of one window of matches, in the search's order, and the total
      * number of matches. The general plan counts in the same pass as it reads
