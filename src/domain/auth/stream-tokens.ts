@@ -1,11 +1,9 @@
-import { and, eq } from "drizzle-orm";
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
-import type { Db } from "../../db/client.ts";
-import { files } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
 import { newId } from "../../platform/ids.ts";
 import type { SigningKeys } from "../../platform/keys.ts";
 import { type Actor, requirePermission } from "../actor.ts";
+import type { FilesRepo } from "../files/files.repo.ts";
 
 /** Lifetime of a stream token: long enough to watch a film with pauses. */
 export const STREAM_TOKEN_TTL_SECONDS = 6 * 60 * 60;
@@ -29,21 +27,14 @@ export interface StreamGrant {
  * `fid`; the access-token verifier rejects that `typ`, so it is never a
  * general credential, and `verify` accepts it only for the file it names.
  */
-export function createStreamTokens(deps: { db: Db; keys: () => Promise<SigningKeys> }) {
+export function createStreamTokens(deps: {
+  files: Pick<FilesRepo, "get">;
+  keys: () => Promise<SigningKeys>;
+}) {
   /** Issues a token for a live file of the actor's organization (404 otherwise, as for any missing file). */
   async function issue(actor: Actor, fileId: string): Promise<{ token: string; expires_at: string }> {
     requirePermission(actor, "file:read");
-    const row = deps.db
-      .select({ id: files.id, type: files.type })
-      .from(files)
-      .where(
-        and(
-          eq(files.id, fileId),
-          eq(files.organization_id, actor.organizationId),
-          eq(files.is_deleted, false),
-        ),
-      )
-      .get();
+    const row = deps.files.get(actor.organizationId, fileId);
     if (!row || row.type === "directory") throw new AppError("FILE_NOT_FOUND", "file not found");
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + STREAM_TOKEN_TTL_SECONDS;

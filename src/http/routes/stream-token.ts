@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppContext } from "../../context.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { createStreamTokens, type StreamTokens } from "../../domain/auth/stream-tokens.ts";
+import { createFilesRepo } from "../../domain/files/files.repo.ts";
 import { AppError } from "../../errors.ts";
 import { loadSigningKeys, type SigningKeys } from "../../platform/keys.ts";
 import { actorOf, type Env, type Router } from "../env.ts";
@@ -47,7 +48,7 @@ function streamTokensOf(ctx: AppContext): StreamTokens {
         publicKeyFile: ctx.cfg.auth.public_key_file,
         dataDir: ctx.dataDir,
       }));
-    tokens = createStreamTokens({ db: ctx.db, keys: load });
+    tokens = createStreamTokens({ files: createFilesRepo(ctx.db), keys: load });
     perContext.set(ctx, tokens);
   }
   return tokens;
