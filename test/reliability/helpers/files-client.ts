@@ -12,6 +12,16 @@ export interface Client {
   download(id: string): Promise<{ status: number; bytes: Uint8Array }>;
 }
 
+/** The response body as JSON, or as text when it is not JSON. */
+async function bodyOf(res: Response): Promise<unknown> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** A client bound to one server and token; every call is bounded by a timeout (a hang fails the test). */
 export function client(url: string, token: string): Client {
   const auth = { authorization: `Bearer ${token}` };
@@ -25,12 +35,7 @@ export function client(url: string, token: string): Client {
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(timeoutMs),
       });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {}
-      return { status: res.status, body: parsed };
+      return { status: res.status, body: await bodyOf(res) };
     },
     async upload(name, data, parentId) {
       const form = new FormData();
@@ -42,12 +47,7 @@ export function client(url: string, token: string): Client {
         body: form,
         signal: AbortSignal.timeout(60_000),
       });
-      const text = await res.text();
-      let parsed: unknown = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {}
-      return { status: res.status, body: parsed };
+      return { status: res.status, body: await bodyOf(res) };
     },
     async download(id) {
       const res = await fetch(`${url}/api/v1/files/${id}/download`, {
