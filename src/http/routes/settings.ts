@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
 import { SettingsSchema, SettingsUpdateInput } from "../../domain/settings/settings.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
 const settingsRoute = (
   method: "get" | "put",
@@ -17,7 +17,7 @@ const settingsRoute = (
     summary,
     security: SECURED,
     middleware: [guard] as const,
-    ...(method === "put" ? { request: { body: { ...json(SettingsUpdateInput), required: true } } } : {}),
+    ...(method === "put" ? { request: body(SettingsUpdateInput) } : {}),
     responses: {
       200: { description: "All settings (after the update)", ...json(SettingsSchema) },
       ...errorResponses(...(method === "put" ? [400, 401, 403, 413, 429] : [401, 403, 429])),
