@@ -10,7 +10,7 @@
  * bench-results/search.json, and figures for the harness in BENCH_RESULTS_FILE.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Db, openDb } from "../../src/db/client.ts";
@@ -19,12 +19,13 @@ import { organizations } from "../../src/db/schema.ts";
 import type { Actor } from "../../src/domain/actor.ts";
 import { createSearchService } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { WORK } from "./lib/attic.ts";
+import { peakRssMiB } from "./lib/proc.ts";
 import { type Figure, figure, printFigure, say } from "./lib/report.ts";
 import { percentile } from "./lib/stats.ts";
 import { generateTree } from "./search-names.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const WORK = resolve(process.env.BENCH_WORK ?? "/tmp/attic-bench");
 const GENERATOR_VERSION = 2;
 const ORG = "0190a000-0000-7000-8000-000000000001";
 
@@ -151,11 +152,6 @@ function prepare(): { db: Db; plocateDb: string; buildSeconds?: number } {
 
 const ms = (start: number) => performance.now() - start;
 
-function vmHwmMiB(): number {
-  const m = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync("/proc/self/status", "utf8"));
-  return m ? Number(m[1]) / 1024 : Number.NaN;
-}
-
 /** Forgets the peak RSS so far (Linux clear_refs 5), so the figure covers the queries, not the build. */
 function resetPeakRss(): void {
   try {
@@ -179,7 +175,7 @@ function runAttic(db: Db) {
     perQuery[k]!.total = r.total;
     if (process.env.BENCH_VERBOSE) say(`  ${MIX[k]!.label}: ${t.toFixed(1)} ms`);
   }
-  return { samples, perQuery, peakRssMiB: vmHwmMiB() };
+  return { samples, perQuery, peakRssMiB: peakRssMiB(process.pid) };
 }
 
 /** Wall time of one plocate process per query (process start included, as a user or a script pays it). */
