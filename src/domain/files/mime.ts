@@ -47,7 +47,7 @@ export async function detectMime(head: Uint8Array, name: string): Promise<string
 }
 
 /** Lower-cases, strips parameters and folds known aliases. */
-export function normalizeMime(mime: string): string {
+function normalizeMime(mime: string): string {
   const base = mime.split(";")[0]!.trim().toLowerCase();
   return ALIASES[base] ?? base;
 }
