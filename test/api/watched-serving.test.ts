@@ -81,6 +81,7 @@ describe("serving watched files from the host, and rescans (live watching off)",
     expect(after.files_seen).toBe(5); // only d3 was read
     expect(after.files_indexed).toBe(21);
     expect((await f.rescan(body.id, true)).files_seen).toBe(21);
+    expect((await f.rescan(body.id, "body")).files_seen).toBe(21);
   });
 
   it("keeps rows read-only", async () => {

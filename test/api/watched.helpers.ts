@@ -51,11 +51,17 @@ export function folders(s: TestServer, token: string) {
           (f.last_scan_finished_at ?? "") > since,
       );
     },
-    async rescan(id: string, full = false) {
+    /** Rescans; `full` asks for a full one in the query string, `"body"` in a JSON body. */
+    async rescan(id: string, full: boolean | "body" = false) {
       const before = (await get(id)).last_scan_finished_at ?? "";
-      const r = await s.api("POST", `/api/v1/watched-folders/${id}/scan${full ? "?full=true" : ""}`, {
-        token,
-      });
+      const r = await s.api(
+        "POST",
+        `/api/v1/watched-folders/${id}/scan${full === true ? "?full=true" : ""}`,
+        {
+          token,
+          ...(full === "body" ? { body: { full: true } } : {}),
+        },
+      );
       if (r.status !== 202) throw new Error(`scan: ${r.status} ${r.text}`);
       return waitFor(
         () => get(id),

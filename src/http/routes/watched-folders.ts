@@ -110,9 +110,11 @@ export function watchedFoldersRoutes(ctx: AppContext, guards: Guards): Router {
     await watched.remove(actorOf(c), c.req.valid("param").id);
     return c.json({ success: true }, 200);
   });
-  r.openapi(scan, (c) =>
-    c.json(watched.scan(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 202),
-  );
+  r.openapi(scan, (c) => {
+    // `full` may come in the query or in an optional JSON body; either turns it on.
+    const input = { ...c.req.valid("query"), ...(c.req.valid("json") ?? {}) };
+    return c.json(watched.scan(actorOf(c), c.req.valid("param").id, input), 202);
+  });
   r.openapi(files, (c) => {
     // FileDto.type is a string column; the rows only ever hold the schema's values.
     const page = watched.listFiles(actorOf(c), c.req.valid("param").id, c.req.valid("query"));
