@@ -64,3 +64,8 @@ export function toFileDtos(db: Db, rows: readonly FileRow[]): FileDto[] {
   );
   return rows.map((r) => toFileDto(r, tags.get(r.id)));
 }
+
+/** Shapes one row with its tags. */
+export function toTaggedFileDto(db: Db, row: FileRow): FileDto {
+  return toFileDtos(db, [row])[0] as FileDto;
+}

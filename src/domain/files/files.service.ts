@@ -12,7 +12,7 @@ import {
   openedContent,
   reclaimUnused,
 } from "./content.ts";
-import { type FileDto, toFileDtos } from "./files.dto.ts";
+import { type FileDto, toFileDtos, toTaggedFileDto } from "./files.dto.ts";
 import type { FileRow, FilesRepo } from "./files.repo.ts";
 import {
   CopyFileInput,
@@ -53,7 +53,7 @@ export function createFilesService(deps: FilesDeps) {
   const { db, repo, tree, blobs } = deps;
   let hostResolver: HostContentResolver | undefined;
   const { upload } = createUpload(deps);
-  const dto = (row: FileRow): FileDto => toFileDtos(db, [row])[0] as FileDto;
+  const dto = (row: FileRow): FileDto => toTaggedFileDto(db, row);
 
   /** Content of a live file for download/stream; ingests nothing, opens nothing yet. */
   async function openContent(actor: Actor, id: string): Promise<OpenedContent> {

@@ -2,7 +2,7 @@ import { AppError } from "../../errors.ts";
 import { isId, nowIso } from "../../platform/ids.ts";
 import { type Actor, can, requirePermission } from "../actor.ts";
 import { reclaimUnused } from "./content.ts";
-import { type FileDto, toFileDtos } from "./files.dto.ts";
+import { type FileDto, toFileDtos, toTaggedFileDto } from "./files.dto.ts";
 import type { FileRow } from "./files.repo.ts";
 import { PageInput, parseInput } from "./files.schemas.ts";
 import type { FilesDeps } from "./files.service.ts";
@@ -78,7 +78,7 @@ export function createTrashService(deps: Omit<FilesDeps, "maxUploadBytes">) {
         repo.restore(org, batchOf(actor, row), row.delete_batch ?? "", nowIso());
         return repo.get(org, row.id) as FileRow;
       });
-      return toFileDtos(db, [row])[0] as FileDto;
+      return toTaggedFileDto(db, row);
     },
 
     /** Deletes an item in the trash for good and reclaims blobs nothing else uses. */
