@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
-import { createRateLimits, type RateLimiter, type RateLimits } from "../platform/rate-limiter.ts";
+import type { RateLimiter, RateLimits } from "../platform/rate-limiter.ts";
 import { clientIp } from "./client-ip.ts";
 import type { Env, Router } from "./env.ts";
 import { requireAuth } from "./middleware/auth.ts";
@@ -26,10 +26,7 @@ const UNLIMITED = new Set(["/health", "/api/v1/health", "/metrics"]);
  * module, the OpenAPI document, and the error mapping. `limits` are shared
  * with the RPC interceptors (server.ts builds them once).
  */
-export function createApp(
-  ctx: AppContext,
-  limits: RateLimits = createRateLimits(ctx.cfg.rate_limit),
-): Router {
+export function createApp(ctx: AppContext, limits: RateLimits): Router {
   const rl = ctx.cfg.rate_limit;
   const off: MiddlewareHandler<Env> = async (_c, next) => next();
   const ipLimit = (name: string, l: RateLimiter): MiddlewareHandler<Env> =>

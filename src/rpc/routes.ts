@@ -9,7 +9,7 @@ import { PlaybackPositionService } from "../gen/attic/v1/playback_position_pb.ts
 import { SearchService } from "../gen/attic/v1/search_pb.ts";
 import { SettingsService } from "../gen/attic/v1/settings_pb.ts";
 import { WatchedFolderService } from "../gen/attic/v1/watched_folder_pb.ts";
-import { createRateLimits, type RateLimits } from "../platform/rate-limiter.ts";
+import type { RateLimits } from "../platform/rate-limiter.ts";
 import { directoriesRpc } from "./directories.rpc.ts";
 import { filesRpc } from "./files.rpc.ts";
 import { filesystemRpc } from "./filesystem.rpc.ts";
@@ -67,10 +67,7 @@ function serviceOptions(ctx: AppContext, limits: RateLimits): Partial<UniversalH
  * domain services as REST. `limits` are the REST limiters, so a user's
  * budget is shared by both APIs.
  */
-export function rpcRoutes(
-  ctx: AppContext,
-  limits: RateLimits = createRateLimits(ctx.cfg.rate_limit),
-): (router: ConnectRouter) => void {
+export function rpcRoutes(ctx: AppContext, limits: RateLimits): (router: ConnectRouter) => void {
   const options = serviceOptions(ctx, limits);
   return (router) => {
     // File content is mostly compressed media already: gzipping every chunk would only burn CPU.
