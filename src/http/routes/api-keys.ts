@@ -8,7 +8,7 @@ import {
 import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
 import { IdParam } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
 /** The three API-key routes under `base` (`/auth/api-keys` and its variant `/api-keys`). */
 function routesAt(base: "/auth/api-keys" | "/api-keys", guard: ReturnType<Guards["auth"]>) {
@@ -22,7 +22,7 @@ function routesAt(base: "/auth/api-keys" | "/api-keys", guard: ReturnType<Guards
       description:
         "Permissions must be a subset of the caller's current permissions (a key cannot create a wider " +
         "key). At most auth.max_api_keys_per_user live keys (409 ERR_LIMIT_REACHED).",
-      request: { body: { ...json(CreateApiKeyInput), required: true } },
+      request: body(CreateApiKeyInput),
       responses: {
         201: { description: "Created; `key` is shown once", ...json(CreatedApiKeySchema) },
         ...errorResponses(400, 401, 403, 404, 409, 429),

@@ -9,7 +9,7 @@ import {
 } from "../../domain/orgs/orgs.schemas.ts";
 import { IdParam } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, ok, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, ok, SECURED } from "../router.ts";
 
 /** Organization routes; who may do what is decided by the service (see createOrgsService). */
 function orgRoutes(guard: ReturnType<Guards["auth"]>) {
@@ -28,7 +28,7 @@ function orgRoutes(guard: ReturnType<Guards["auth"]>) {
       method: "post",
       path: "/organizations",
       summary: "Create an organization with built-in roles and an optional first Admin (instance admin)",
-      request: { body: { ...json(CreateOrganizationInput), required: true } },
+      request: body(CreateOrganizationInput),
       responses: { 201: { description: "Created", ...json(OrganizationSchema) }, ...errs(400, 409) },
     }),
     get: createRoute({
@@ -44,7 +44,7 @@ function orgRoutes(guard: ReturnType<Guards["auth"]>) {
       method: "put",
       path: "/organizations/{id}",
       summary: "Rename an organization (own with org:admin; instance admin: any)",
-      request: { params: IdParam, body: { ...json(UpdateOrganizationInput), required: true } },
+      request: { params: IdParam, ...body(UpdateOrganizationInput) },
       responses: { ...ok("Organization", OrganizationSchema), ...errs(400, 404) },
     }),
     remove: createRoute({

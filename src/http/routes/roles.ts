@@ -22,7 +22,7 @@ function roleRoutes(guard: ReturnType<Guards["auth"]>) {
       path: `/roles/{id}/${verb}`,
       summary: verb === "assign" ? "Give the role to a user (admin)" : "Take the role from a user (admin)",
       description: "The user's next access token carries the change.",
-      request: { params: IdParam, body: { ...json(RoleAssignmentInput), required: true } },
+      request: { params: IdParam, ...body(RoleAssignmentInput) },
       responses: { ...ok("Done", SuccessSchema), ...errorResponses(400, 401, 403, 404, 409, 429) },
     });
   return {
