@@ -30,19 +30,9 @@ export function createTrashService(deps: Omit<FilesDeps, "maxUploadBytes">) {
 
   /** The rows deleted together with `root` (its subtree in the same batch). */
   function batchOf(actor: Actor, root: FileRow): string[] {
-    const order = repo.subtree(actor.organizationId, root.id).sort((a, b) => a.depth - b.depth);
-    const rows = new Map(
-      repo
-        .rowsByIds(
-          actor.organizationId,
-          order.map((o) => o.id),
-        )
-        .map((r) => [r.id, r]),
-    );
     const ids = new Set<string>([root.id]);
-    for (const { id } of order) {
-      const r = rows.get(id);
-      if (r && r.delete_batch === root.delete_batch && ids.has(r.parent_id ?? "")) ids.add(r.id);
+    for (const r of tree.subtreeRows(actor.organizationId, root)) {
+      if (r.delete_batch === root.delete_batch && ids.has(r.parent_id ?? "")) ids.add(r.id);
     }
     return [...ids];
   }

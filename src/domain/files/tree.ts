@@ -182,9 +182,9 @@ export function createTree(db: Db, repo: FilesRepo) {
     return ids.get(plan.src.id) as string;
   }
 
-  /** The live rows of `root`'s subtree, parents before children (a deleted directory hides its subtree). */
-  function liveSubtree(org: string, root: FileRow): FileRow[] {
-    const order = repo.subtree(org, root.id);
+  /** Every row of `root`'s subtree, deleted or not, parents before children. */
+  function subtreeRows(org: string, root: FileRow): FileRow[] {
+    const order = repo.subtree(org, root.id).sort((a, b) => a.depth - b.depth);
     const rows = new Map(
       repo
         .rowsByIds(
@@ -193,12 +193,16 @@ export function createTree(db: Db, repo: FilesRepo) {
         )
         .map((r) => [r.id, r]),
     );
+    return order.flatMap(({ id }) => rows.get(id) ?? []);
+  }
+
+  /** The live rows of `root`'s subtree, parents before children (a deleted directory hides its subtree). */
+  function liveSubtree(org: string, root: FileRow): FileRow[] {
     const kept = new Set<string>();
     const out: FileRow[] = [];
-    for (const { id, depth } of order.sort((a, b) => a.depth - b.depth)) {
-      const r = rows.get(id);
-      if (!r || r.is_deleted) continue;
-      if (depth > 0 && !kept.has(r.parent_id ?? "")) continue;
+    for (const r of subtreeRows(org, root)) {
+      if (r.is_deleted) continue;
+      if (r.id !== root.id && !kept.has(r.parent_id ?? "")) continue;
       kept.add(r.id);
       out.push(r);
     }
@@ -245,6 +249,7 @@ export function createTree(db: Db, repo: FilesRepo) {
     insertChild,
     relocate,
     copy,
+    subtreeRows,
     liveSubtree,
     softDelete,
   };
