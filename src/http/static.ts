@@ -14,7 +14,7 @@ import type { Env } from "./env.ts";
 let manifestCache: readonly string[] | undefined;
 
 /** Names (relative to web/dist, `/`-separated) of the UI files; empty when the UI is not built. */
-export function webAssetManifest(): readonly string[] {
+function webAssetManifest(): readonly string[] {
   if (!manifestCache) {
     const raw = readAsset("web/dist/manifest.json");
     if (!raw) return [];
@@ -25,7 +25,7 @@ export function webAssetManifest(): readonly string[] {
 }
 
 /** Bytes of one UI file named in the manifest; undefined for anything else (no path is ever built from input). */
-export function readWebAsset(name: string): Uint8Array | undefined {
+function readWebAsset(name: string): Uint8Array | undefined {
   if (!webAssetManifest().includes(name)) return undefined;
   return readAsset(`web/dist/${name}`);
 }
@@ -45,7 +45,7 @@ const TYPES: Record<string, string> = {
  * which are thumbnails and previews fetched with the Authorization header by
  * the UI's script (an <img> cannot send it). No inline script or style.
  */
-export const UI_CSP =
+const UI_CSP =
   "default-src 'self'; img-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /** Paths that belong to the APIs: an unknown one must stay a JSON 404, never the UI. */

@@ -10,7 +10,7 @@ import { errorResponse } from "./on-error.ts";
  * the swagger-ui-dist package (embedded in the single executable by
  * scripts/build.ts), so the UI works offline and with no CDN.
  */
-export const SWAGGER_UI_FILES: Record<string, string> = {
+const SWAGGER_UI_FILES: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",
   "index.css": "text/css; charset=utf-8",
   "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
@@ -41,7 +41,7 @@ const SWAGGER_UI_DIR = "node_modules/swagger-ui-dist";
  * sets inline style attributes), data: images from its CSS, and fetches of
  * the documents and "Try it out" calls.
  */
-export const SWAGGER_CSP = [
+const SWAGGER_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",

@@ -18,7 +18,7 @@ export interface AddonManifest {
 }
 
 /** Name of the manifest asset inside the executable. */
-export const MANIFEST_ASSET = "native/manifest.json";
+const MANIFEST_ASSET = "native/manifest.json";
 
 /** True inside the single executable. */
 export function inSea(): boolean {

@@ -21,7 +21,7 @@ import type { WatchedFolderSchema } from "../gen/attic/v1/watched_folder_pb.ts";
 type FileInit = MessageInitShape<typeof FileSchema>;
 
 /** A Tag as its proto message. */
-export function tagToProto(t: TagDto) {
+function tagToProto(t: TagDto) {
   return { id: t.id, name: t.name, color: t.color, createdAt: t.created_at } satisfies MessageInitShape<
     typeof TagSchema
   >;

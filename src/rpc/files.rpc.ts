@@ -6,7 +6,7 @@ import { actorOf } from "./call-context.ts";
 import { filesPageToProto, fileToProto, pageFromProto } from "./convert.ts";
 
 /** Bytes per DownloadFile chunk message: small enough for any client's message limit. */
-export const DOWNLOAD_CHUNK_BYTES = 64 * 1024;
+const DOWNLOAD_CHUNK_BYTES = 64 * 1024;
 
 /**
  * The chunks of an upload stream after its metadata message. Empty messages

@@ -42,7 +42,7 @@ const MiB = 1024 * KiB;
  * inflates past readMaxBytes, so a small gzip bomb cannot grow in memory.
  * Answers may be larger (a big tree), but are bounded too.
  */
-export const RPC_MESSAGE_LIMITS = {
+const RPC_MESSAGE_LIMITS = {
   readMaxBytes: 4 * MiB + 64 * KiB,
   writeMaxBytes: 64 * MiB,
   compressMinBytes: 1 * KiB,
