@@ -121,7 +121,6 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   const handler = withRpcCors(cfg.server.cors_origins, rpcAndRest);
 
   let listener: Listener | undefined;
-  const closers: (() => Promise<void> | void)[] = [];
   ctx.health.register("watched_folders", () => services.watched.health());
   ctx.health.register("media", () => mediaTools.health());
   void mediaTools.detect();
@@ -131,7 +130,6 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   services.orgs.onDelete(async (orgActor) => {
     for (const f of services.watched.list(orgActor).folders) await services.watched.remove(orgActor, f.id);
   });
-  closers.push(() => services.watched.close());
   return {
     ctx,
     handler,
@@ -156,7 +154,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     },
     async close() {
       await listener?.close(cfg.server.shutdown_timeout * 1000);
-      for (const c of closers) await c();
+      await services.watched.close();
       db.$client.close();
     },
   };
