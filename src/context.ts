@@ -1,6 +1,7 @@
 import type { Config } from "./config/schema.ts";
 import type { Db } from "./db/client.ts";
 import type { AccountServices } from "./domain/accounts.ts";
+import type { StreamTokens } from "./domain/auth/stream-tokens.ts";
 import type { DirectoriesService } from "./domain/files/directories.service.ts";
 import type { FilesService } from "./domain/files/files.service.ts";
 import type { TrashService } from "./domain/files/trash.service.ts";
@@ -31,6 +32,7 @@ export interface Services extends AccountServices {
   media: MediaService;
   thumbnails: ThumbnailService;
   suggestions: SuggestionsService;
+  streamTokens: StreamTokens;
 }
 
 /** Everything a transport adapter needs; passed in, never a module singleton. */

@@ -6,8 +6,10 @@ import type { Config } from "./config/schema.ts";
 import { type AppContext, HealthRegistry, type Services } from "./context.ts";
 import { openDb } from "./db/client.ts";
 import { createAccountServices } from "./domain/accounts.ts";
+import { createStreamTokens } from "./domain/auth/stream-tokens.ts";
 import { createTokenSigner } from "./domain/auth/tokens.ts";
 import { createFileServices } from "./domain/files/area.ts";
+import { createFilesRepo } from "./domain/files/files.repo.ts";
 import { createMediaService } from "./domain/playback/media.service.ts";
 import { createPlaybackService } from "./domain/playback/playback.service.ts";
 import { createThumbnailService } from "./domain/playback/thumbnails.service.ts";
@@ -80,11 +82,12 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     log,
     maxUploadBytes: cfg.storage.max_upload_bytes,
   });
+  const accounts = createAccountServices({ db, cfg, tokens, passwords, metrics });
   const services: Services = {
     files: storage.files,
     directories: storage.directories,
     trash: storage.trash,
-    ...createAccountServices({ db, cfg, tokens, passwords, metrics }),
+    ...accounts,
     search: createSearchService({ db, metrics }),
     tags: createTagsService({ db }),
     settings: createSettingsService({ repo: createSettingsRepo(db) }),
@@ -97,6 +100,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       dataDir,
     }),
     suggestions: createSuggestionsService(),
+    streamTokens: createStreamTokens({ files: createFilesRepo(db), users: accounts.usersRepo, keys }),
   };
   const ctx: AppContext = {
     cfg,

@@ -4,6 +4,7 @@ import { newId } from "../../platform/ids.ts";
 import type { SigningKeys } from "../../platform/keys.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import type { FilesRepo } from "../files/files.repo.ts";
+import type { UsersRepo } from "../users/users.repo.ts";
 
 /** Lifetime of a stream token: long enough to watch a film with pauses. */
 export const STREAM_TOKEN_TTL_SECONDS = 6 * 60 * 60;
@@ -29,7 +30,8 @@ export interface StreamGrant {
  */
 export function createStreamTokens(deps: {
   files: Pick<FilesRepo, "get">;
-  keys: () => Promise<SigningKeys>;
+  users: Pick<UsersRepo, "byId">;
+  keys: SigningKeys;
 }) {
   /** Issues a token for a live file of the actor's organization (404 otherwise, as for any missing file). */
   async function issue(actor: Actor, fileId: string): Promise<{ token: string; expires_at: string }> {
@@ -38,7 +40,7 @@ export function createStreamTokens(deps: {
     if (!row || row.type === "directory") throw new AppError("FILE_NOT_FOUND", "file not found");
     const iat = Math.floor(Date.now() / 1000);
     const exp = iat + STREAM_TOKEN_TTL_SECONDS;
-    const { privateKey } = await deps.keys();
+    const { privateKey } = deps.keys;
     const token = await new SignJWT({ typ: TYP, org: actor.organizationId, fid: fileId })
       .setProtectedHeader({ alg: "RS256", typ: "JWT" })
       .setSubject(actor.userId)
@@ -53,7 +55,7 @@ export function createStreamTokens(deps: {
   /** The grant of a token presented for `fileId`; 401 when invalid, expired, or for another file. */
   async function verify(token: string, fileId: string): Promise<StreamGrant> {
     try {
-      const { publicKey } = await deps.keys();
+      const { publicKey } = deps.keys;
       const { payload, protectedHeader } = await jwtVerify(token, publicKey, {
         algorithms: ["RS256"],
         issuer: ISSUER,
@@ -78,7 +80,33 @@ export function createStreamTokens(deps: {
     }
   }
 
-  return { issue, verify };
+  /**
+   * The caller a token presented for `fileId` stands for: a read-only actor
+   * (`file:read`) of its user. 401 when the token is invalid, or the user is
+   * inactive, has moved organization, or changed password since it was issued.
+   */
+  async function authenticate(token: string, fileId: string): Promise<Actor> {
+    const grant = await verify(token, fileId);
+    const user = deps.users.byId(grant.userId);
+    const changed = user?.password_changed_at ? Date.parse(user.password_changed_at) : 0;
+    if (
+      !user?.is_active ||
+      user.organization_id !== grant.organizationId ||
+      changed > grant.issuedAt * 1000 + 999
+    ) {
+      throw new AppError("UNAUTHENTICATED", "invalid stream token");
+    }
+    return {
+      userId: user.id,
+      username: user.username,
+      organizationId: user.organization_id,
+      permissions: ["file:read"],
+      isInstanceAdmin: false,
+      via: "jwt",
+    };
+  }
+
+  return { issue, verify, authenticate };
 }
 
 export type StreamTokens = ReturnType<typeof createStreamTokens>;
