@@ -1,4 +1,6 @@
+import { AppError } from "../errors.ts";
 import { ipRateKey } from "./ip-key.ts";
+import type { Metrics } from "./metrics.ts";
 
 /**
  * Fixed-window counters keyed by client (IP or user id): a key's window
@@ -94,4 +96,31 @@ export function createRateLimits(rl: {
     auth: perAddress(rl.auth_per_minute),
     user: new RateLimiter(rl.user_per_minute, rl.max_tracked_clients),
   };
+}
+
+/**
+ * Counts one request of `key` against `limiter`, for REST and RPC alike: the
+ * X-RateLimit-* headers to send, and, past the limit, the RATE_LIMITED error
+ * (with Retry-After added to the headers).
+ */
+export function countRequest(
+  limiter: RateLimiter,
+  metrics: Metrics,
+  name: string,
+  key: string,
+): { headers: Record<string, string>; refused?: AppError } {
+  const r = limiter.hit(key);
+  const headers: Record<string, string> = {
+    "X-RateLimit-Limit": String(r.limit),
+    "X-RateLimit-Remaining": String(r.remaining),
+    "X-RateLimit-Reset": String(r.resetAt),
+  };
+  if (r.allowed) return { headers };
+  metrics.rateLimited.inc({ limiter: name });
+  headers["Retry-After"] = String(Math.max(1, r.resetAt - Math.floor(Date.now() / 1000)));
+  const refused = new AppError("RATE_LIMITED", "rate limit exceeded, retry in 60 seconds", {
+    limit: r.limit,
+    retry_after_seconds: 60,
+  });
+  return { headers, refused };
 }

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { AppContext } from "../context.ts";
-import { AppError } from "../errors.ts";
 import { authenticate } from "../http/middleware/auth.ts";
-import type { RateLimiter, RateLimits } from "../platform/rate-limiter.ts";
+import { countRequest, type RateLimiter, type RateLimits } from "../platform/rate-limiter.ts";
 import { kActor, kClientIp } from "./call-context.ts";
-import { ERROR_CODE_HEADER, toConnectError } from "./connect-error.ts";
+import { toConnectError } from "./connect-error.ts";
 
 type AnyRequest = Parameters<Parameters<Interceptor>[0]>[0];
 type AnyResponse = Awaited<ReturnType<Parameters<Interceptor>[0]>>;
@@ -96,23 +95,11 @@ export function observeInterceptor(ctx: AppContext): Interceptor {
  * the headers for the response.
  */
 function hit(ctx: AppContext, name: string, limiter: RateLimiter, key: string): Record<string, string> {
-  const r = limiter.hit(key);
-  const headers = {
-    "X-RateLimit-Limit": String(r.limit),
-    "X-RateLimit-Remaining": String(r.remaining),
-    "X-RateLimit-Reset": String(r.resetAt),
-  };
-  if (r.allowed) return headers;
-  ctx.metrics.rateLimited.inc({ limiter: name });
-  const err = new AppError("RATE_LIMITED", "rate limit exceeded, retry in 60 seconds", {
-    limit: r.limit,
-    retry_after_seconds: 60,
-  });
-  throw new ConnectError(err.message, Code.ResourceExhausted, {
-    ...headers,
-    "Retry-After": String(Math.max(1, r.resetAt - Math.floor(Date.now() / 1000))),
-    [ERROR_CODE_HEADER]: err.wire,
-  });
+  const { headers, refused } = countRequest(limiter, ctx.metrics, name, key);
+  if (!refused) return headers;
+  const err = toConnectError(refused, ctx.log);
+  for (const [k, v] of Object.entries(headers)) err.metadata.set(k, v);
+  throw err;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
+import { toJson } from "@bufbuild/protobuf";
+import { StructSchema } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DirectoryService } from "../../src/gen/attic/v1/directory_pb.ts";
@@ -245,9 +247,13 @@ describe("RPC limits", () => {
     for (let i = 0; i < 3; i++) await settings.getUserSettings({});
     const err = await settings.getUserSettings({}).catch((e) => ConnectError.from(e));
     expect((err as ConnectError).code).toBe(Code.ResourceExhausted);
+    expect((err as ConnectError).metadata.get("x-ratelimit-remaining")).toBe("0");
+    const [detail] = (err as ConnectError).findDetails(StructSchema);
     const rest = await s.api("GET", "/api/v1/settings/user", { token: admin });
     expect(rest.status).toBe(429);
     expect(rest.body.error.code).toBe("RATE_LIMIT_EXCEEDED");
+    // The same details over both transports.
+    expect(detail && toJson(StructSchema, detail)).toEqual(rest.body.error.details);
   });
 
   it("counts RPC calls in attic_rpc_requests_total by procedure and code", async () => {

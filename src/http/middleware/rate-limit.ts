@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { AppError } from "../../errors.ts";
 import type { Metrics } from "../../platform/metrics.ts";
-import type { RateLimiter } from "../../platform/rate-limiter.ts";
+import { countRequest, type RateLimiter } from "../../platform/rate-limiter.ts";
 import type { Ctx, Env } from "../env.ts";
 import { errorResponse } from "../on-error.ts";
 
@@ -24,23 +23,11 @@ export function checkRateLimit(
   metrics: Metrics,
   key: string,
 ): Response | undefined {
-  const r = limiter.hit(key);
-  const headers = {
-    "X-RateLimit-Limit": String(r.limit),
-    "X-RateLimit-Remaining": String(r.remaining),
-    "X-RateLimit-Reset": String(r.resetAt),
-  };
+  const { headers, refused } = countRequest(limiter, metrics, name, key);
+  // Set on the context (not only on an error response): they replace what an
+  // earlier limiter of this request set.
   for (const [k, v] of Object.entries(headers)) c.header(k, v);
-  if (r.allowed) return undefined;
-  metrics.rateLimited.inc({ limiter: name });
-  const err = new AppError("RATE_LIMITED", "rate limit exceeded, retry in 60 seconds", {
-    limit: r.limit,
-    retry_after_seconds: 60,
-  });
-  return errorResponse(c, err, {
-    ...headers,
-    "Retry-After": String(Math.max(1, r.resetAt - Math.floor(Date.now() / 1000))),
-  });
+  return refused ? errorResponse(c, refused, headers) : undefined;
 }
 
 /** Middleware form of checkRateLimit. */
