@@ -11,7 +11,8 @@ export function watchedRpc(ctx: AppContext): Partial<ServiceImpl<typeof WatchedF
     createWatchedFolder: async (req, call) => ({
       watchedFolder: watchedFolderToProto(
         await watched().create(actorOf(call), {
-          name: req.name,
+          // Unset in proto3 arrives as "": let the service name it after the host folder, as over REST.
+          ...(req.name ? { name: req.name } : {}),
           path: req.path,
           ...(req.parentId ? { parent_id: req.parentId } : {}),
         }),

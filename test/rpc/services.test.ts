@@ -139,6 +139,12 @@ describe("the other RPC services", () => {
     expect(await codeOf(watched.createWatchedFolder({ name: "etc", path: "/etc" }))).toMatch(
       /PermissionDenied|InvalidArgument/,
     );
+    // Without a name it is named after the host folder, as over REST.
+    const other = join(host, "podcasts");
+    mkdirSync(other);
+    const unnamed = await watched.createWatchedFolder({ path: other });
+    expect(unnamed.watchedFolder?.name).toBe("podcasts");
+    expect((await watched.deleteWatchedFolder({ id: unnamed.watchedFolder!.id })).success).toBe(true);
     expect((await watched.deleteWatchedFolder({ id: watchedFolder!.id })).success).toBe(true);
     expect(await codeOf(watched.getWatchedFolder({ id: watchedFolder!.id }))).toBe("NotFound");
   });

@@ -20,6 +20,8 @@ export function createPlaybackService(deps: { db: Db }) {
 
   const fileOf = (actor: Actor, fileId: string): FileRow => {
     requirePermission(actor, "file:read");
+    // interface.md: a missing file_id is invalid input (RPC's proto3 sends "" for it).
+    if (!fileId) throw new AppError("VALIDATION", "file_id is required");
     const row = isId(fileId) ? repo.liveFile(actor.organizationId, fileId) : undefined;
     if (!row) throw notFound("file", "FILE_NOT_FOUND");
     return row;
