@@ -9,6 +9,7 @@ export default defineConfig({
   test: {
     include: ["test/reliability/**/*.test.ts"],
     pool: "forks",
+    globalSetup: ["test/setup/keys.ts"],
     fileParallelism: false,
     testTimeout: 180_000,
     hookTimeout: 120_000,

@@ -1,39 +1,23 @@
-import { generateKeyPairSync } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import type { ConfigInput } from "../../src/config/schema.ts";
 import { createLogger } from "../../src/log.ts";
 import { type AtticServer, buildServer } from "../../src/server.ts";
+import { TEST_KEYS_DIR } from "../setup/keys.ts";
 
 export const ADMIN_PASSWORD = "correct-Horse-battery-9";
 
 /**
- * One RS256 4096-bit key pair shared by every test server (generating one
- * takes seconds); written once per machine, atomically, so parallel workers
- * agree.
+ * The RS256 key pair shared by every test server, made once per machine by
+ * the vitest globalSetup (test/setup/keys.ts) before any worker starts.
  */
 export function testKeys(): { private_key_file: string; public_key_file: string } {
-  const dir = join(tmpdir(), "attic-test-keys");
-  const priv = join(dir, "private.pem");
-  const pub = join(dir, "public.pem");
-  if (!existsSync(priv) || !existsSync(pub)) {
-    mkdirSync(dir, { recursive: true });
-    const pair = generateKeyPairSync("rsa", {
-      modulusLength: 4096,
-      publicKeyEncoding: { type: "spki", format: "pem" },
-      privateKeyEncoding: { type: "pkcs8", format: "pem" },
-    });
-    const suffix = `${process.pid}-${Math.random().toString(36).slice(2)}`;
-    writeFileSync(`${pub}.${suffix}`, pair.publicKey);
-    writeFileSync(`${priv}.${suffix}`, pair.privateKey, { mode: 0o600 });
-    // Private first then public: a reader that sees the public file sees a matching private one.
-    if (!existsSync(pub)) {
-      renameSync(`${priv}.${suffix}`, priv);
-      renameSync(`${pub}.${suffix}`, pub);
-    }
-  }
+  const priv = join(TEST_KEYS_DIR, "private.pem");
+  const pub = join(TEST_KEYS_DIR, "public.pem");
+  if (!existsSync(pub))
+    throw new Error(`no test key pair in ${TEST_KEYS_DIR}: run the tests through vitest (globalSetup)`);
   return { private_key_file: priv, public_key_file: pub };
 }
 

@@ -59,8 +59,8 @@ export function client(url: string, token: string): Client {
   };
 }
 
-/** Whether the files API has landed (POST /files answers something other than 404). */
-export async function filesApiAvailable(c: Client): Promise<boolean> {
-  const r = await c.upload("probe.txt", new TextEncoder().encode("probe"));
-  return r.status === 201;
+/** Uploads a small probe file and fails the test unless it is stored (201): an upload regression must fail these suites, never skip them. */
+export async function expectUploadWorks(c: Client, name = "probe.txt"): Promise<void> {
+  const r = await c.upload(name, new TextEncoder().encode("probe"));
+  if (r.status !== 201) throw new Error(`upload of ${name} answered ${r.status}, expected 201`);
 }
