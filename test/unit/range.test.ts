@@ -26,6 +26,12 @@ describe("parseRange", () => {
     expect(parseRange("bytes=-5000", size)).toEqual({ kind: "partial", start: 0, end: 999 });
     expect(parseRange("bytes=990-5000", size)).toEqual({ kind: "partial", start: 990, end: 999 });
     expect(parseRange("BYTES=999-999", size)).toEqual({ kind: "partial", start: 999, end: 999 });
+    // An end too long for a safe integer still lies past the last byte: clamped, not the whole file.
+    expect(parseRange("bytes=10-99999999999999999999", size)).toEqual({
+      kind: "partial",
+      start: 10,
+      end: 999,
+    });
   });
 
   it("answers unsatisfiable ranges", () => {

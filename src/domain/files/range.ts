@@ -28,10 +28,12 @@ export function parseRange(header: string | undefined | null, size: number): Ran
     if (n === 0 || size === 0) return { kind: "unsatisfiable" };
     return { kind: "partial", start: Math.max(0, size - n), end: size - 1 };
   }
+  // Digit strings too long for a safe integer lie past any file: a start there is
+  // unsatisfiable, an end there is clamped like any end past the last byte.
   const start = Number(first);
-  const end = last === "" ? Number.MAX_SAFE_INTEGER : Number(last);
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return { kind: "full" };
-  if (start >= size) return { kind: "unsatisfiable" };
+  const end = last === "" || !Number.isSafeInteger(Number(last)) ? Number.MAX_SAFE_INTEGER : Number(last);
+  if (!Number.isSafeInteger(start) || start >= size) return { kind: "unsatisfiable" };
+  if (end < start) return { kind: "full" };
   return { kind: "partial", start, end: Math.min(end, size - 1) };
 }
 
