@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
-import type { HealthCheck } from "../context.ts";
+import { fileTypeFromFile } from "file-type";
 import type { Logger } from "../log.ts";
+import type { HealthCheck } from "./health.ts";
 
 /** What ffprobe says about a media file (fields absent when unknown). */
 export interface MediaInfo {
@@ -78,11 +79,74 @@ export function runBinary(
 }
 
 /**
+ * The ffmpeg demuxer for each container Attic hands to ffmpeg, by the
+ * extension file-type sniffs from the content (never the file's name).
+ * Nothing else is ever opened: playlists (HLS, DASH), concat lists, SDP and
+ * other formats that name further inputs are absent, so a file claiming to be
+ * `.mp4` that is really an `#EXTM3U` playlist pointing at a host path is
+ * refused instead of read.
+ */
+const DEMUXERS: Record<string, string> = {
+  mp4: "mov",
+  m4v: "mov",
+  m4a: "mov",
+  m4b: "mov",
+  mov: "mov",
+  "3gp": "mov",
+  "3g2": "mov",
+  mkv: "matroska",
+  webm: "matroska",
+  mka: "matroska",
+  avi: "avi",
+  flv: "flv",
+  mpg: "mpeg",
+  mts: "mpegts",
+  ts: "mpegts",
+  asf: "asf",
+  wmv: "asf",
+  wma: "asf",
+  mp3: "mp3",
+  flac: "flac",
+  ogg: "ogg",
+  oga: "ogg",
+  ogv: "ogg",
+  opus: "ogg",
+  wav: "wav",
+  aac: "aac",
+  ac3: "ac3",
+  aiff: "aiff",
+};
+
+/** The demuxer forced for a file, from its sniffed content; undefined when Attic will not hand it to ffmpeg. */
+export async function demuxerOf(absPath: string): Promise<string | undefined> {
+  const type = await fileTypeFromFile(absPath).catch(() => undefined);
+  return type ? DEMUXERS[type.ext] : undefined;
+}
+
+/**
+ * The input arguments for one file: the sniffed demuxer forced (`-f`), only
+ * the `file` protocol allowed, and the path as a `file:` URL so a name can
+ * never be read as an option or another protocol. The mov demuxer's
+ * external data references stay off (its default; stated for the reader).
+ */
+export function inputArgs(absPath: string, demuxer: string): string[] {
+  return [
+    "-protocol_whitelist",
+    "file",
+    ...(demuxer === "mov" ? ["-enable_drefs", "0"] : []),
+    "-f",
+    demuxer,
+    "-i",
+    `file:${absPath}`,
+  ];
+}
+
+/**
  * ffprobe/ffmpeg behind a small wrapper: availability is detected once at
  * start (`-version`) and reported to /health (degraded, never fatal: every
  * other feature works without them); `probe` reads duration, codecs and
- * resolution. Paths are handed over as `file:` URLs so a name can never be
- * read as an option or another protocol.
+ * resolution. Every input goes through inputArgs(): demuxer forced from the
+ * sniffed content, `file` protocol only; anything else is not run at all.
  */
 export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: string }, log: Logger) {
   let state: { ffprobe?: string; ffmpeg?: string; checked: boolean } = { checked: false };
@@ -135,9 +199,19 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
       signal?: AbortSignal,
     ): Promise<Buffer | undefined> {
       if (!state.ffmpeg) return undefined;
+      const demuxer = await demuxerOf(absPath);
+      if (!demuxer) return undefined;
       const at = durationSeconds ? Math.min(durationSeconds * 0.1, 60) : 1;
       for (const seek of [at, 0]) {
-        const args = ["-v", "error", "-ss", seek.toFixed(2), "-i", `file:${absPath}`, "-frames:v", "1"];
+        const args = [
+          "-v",
+          "error",
+          "-ss",
+          seek.toFixed(2),
+          ...inputArgs(absPath, demuxer),
+          "-frames:v",
+          "1",
+        ];
         const out = await runBinary(cfg.ffmpeg_path, [...args, "-f", "image2pipe", "-c:v", "png", "pipe:1"], {
           timeoutMs: 20_000,
           signal,
@@ -150,15 +224,10 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
     /** Probes a host file; undefined when ffprobe is missing or cannot read it. */
     async probe(absPath: string, signal?: AbortSignal): Promise<MediaInfo | undefined> {
       if (!state.ffprobe) return undefined;
-      const args = [
-        "-v",
-        "error",
-        "-print_format",
-        "json",
-        "-show_format",
-        "-show_streams",
-        `file:${absPath}`,
-      ];
+      const demuxer = await demuxerOf(absPath);
+      if (!demuxer) return undefined;
+      const input = inputArgs(absPath, demuxer);
+      const args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", ...input];
       const r = await run(cfg.ffprobe_path, args, { timeoutMs: 15_000, signal }).catch(() => undefined);
       if (r?.code !== 0) return undefined;
       return parseProbe(r.stdout);

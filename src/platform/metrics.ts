@@ -75,6 +75,12 @@ export function createMetrics() {
       labelNames: ["limiter"] as const,
       registers: r,
     }),
+    mediaProbes: new Counter({
+      name: "attic_media_probes_total",
+      help: "ffprobe runs by result (ok, failed): one per file version, however many requests ask",
+      labelNames: ["result"] as const,
+      registers: r,
+    }),
     watchedFilesIndexed: new Counter({
       name: "attic_watched_files_indexed_total",
       help: "Host files added to or updated in the index of watched folders",

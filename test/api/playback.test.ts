@@ -1,9 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, register } from "../helpers/accounts.ts";
+import { upload } from "../helpers/files.ts";
+import { missing } from "../helpers/programs.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { folders, hostTree, waitFor } from "./watched.helpers.ts";
 
@@ -127,7 +129,7 @@ describe("playback positions", () => {
   });
 });
 
-describe("media info", () => {
+describe.skipIf(missing("media info", "ffmpeg", "ffprobe"))("media info", () => {
   let s: TestServer;
   let token: string;
   let root: string;
@@ -214,6 +216,69 @@ describe("media info", () => {
       expect([name, r.status, r.body.error?.code]).toEqual([name, 400, "ERR_VALIDATION"]);
     }
     expect((await s.api("GET", url(ids["photo.png"]))).status).toBe(401);
+  });
+
+  it("never lets an upload named .mp4 that is an HLS playlist make ffmpeg read another file", async () => {
+    // The attacker's upload: a playlist whose one segment is a video elsewhere on the host.
+    const victim = hostTree({});
+    execFileSync("ffmpeg", [
+      ...["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=2:size=320x240:rate=10"],
+      ...["-c:v", "libx264", "-pix_fmt", "yuv420p", "-f", "mpegts", join(victim, "private.ts")],
+    ]);
+    const playlist = [
+      "#EXTM3U",
+      "#EXT-X-VERSION:3",
+      "#EXT-X-TARGETDURATION:2",
+      "#EXTINF:2.0,",
+      `file://${join(victim, "private.ts")}`,
+      "#EXT-X-ENDLIST",
+      "",
+    ].join("\n");
+    try {
+      for (const name of ["holiday.mp4", "holiday.m3u8", "holiday.mkv"]) {
+        const up = await upload(s, token, name, playlist, { type: "video/mp4" });
+        expect(up.status).toBe(201);
+        const info = await s.api("GET", `/api/v1/files/${up.body.id}/media-info`, { token });
+        expect([name, info.status, info.body.duration_seconds]).toEqual([name, 400, undefined]);
+        const thumb = await s.api("GET", `/api/v1/files/${up.body.id}/thumbnail`, { token });
+        expect([name, thumb.status]).toEqual([name, 400]);
+      }
+      // A concat list gets no further.
+      const concat = await upload(
+        s,
+        token,
+        "list.mp4",
+        `ffconcat version 1.0\nfile '${join(victim, "private.ts")}'\n`,
+      );
+      expect((await s.api("GET", `/api/v1/files/${concat.body.id}/media-info`, { token })).status).toBe(400);
+    } finally {
+      rmSync(victim, { recursive: true, force: true });
+    }
+  });
+
+  it("probes each file once however many ask at once, and remembers a failure briefly", async () => {
+    const probes = async (result: string) => {
+      const text = await (await fetch(`${s.url}/metrics`)).text();
+      return Number(
+        new RegExp(`attic_media_probes_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? 0,
+      );
+    };
+    const clip = join(root, "clip.mp4");
+    const copy = await upload(s, token, "copy.mp4", new Uint8Array(readFileSync(clip)), {
+      type: "video/mp4",
+    });
+    const before = await probes("ok");
+    const all = await Promise.all(
+      Array.from({ length: 20 }, () => s.api("GET", `/api/v1/files/${copy.body.id}/media-info`, { token })),
+    );
+    expect(all.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect((await probes("ok")) - before).toBe(1);
+    const bad = await upload(s, token, "bad.mp4", new Uint8Array(readFileSync(clip)).subarray(0, 4000));
+    const failedBefore = await probes("failed");
+    for (let i = 0; i < 5; i++) {
+      expect((await s.api("GET", `/api/v1/files/${bad.body.id}/media-info`, { token })).status).toBe(400);
+    }
+    expect((await probes("failed")) - failedBefore).toBe(1);
   });
 
   it("keeps working without ffmpeg and says so in /health", async () => {

@@ -1,21 +1,40 @@
 import { AppError } from "../../errors.ts";
 import type { MediaInfo, MediaTools } from "../../platform/ffmpeg.ts";
+import { createJobQueue } from "../../platform/job-queue.ts";
+import type { Metrics } from "../../platform/metrics.ts";
 import type { Actor } from "../actor.ts";
 import type { OpenedContent } from "../files/content.ts";
 
 const CACHE_MAX = 2000;
+/** ffprobe processes at once, whatever the number of requests. */
+const PROBE_CONCURRENCY = 2;
+/** How long a file ffprobe could not read answers 400 without being probed again. */
+const FAILURE_TTL_MS = 60_000;
 
 /**
  * Duration, codecs and resolution of audio/video files, read by ffprobe from
  * the stored blob or the host file. Results are cached per content version
- * (ETag), so players asking repeatedly cost one probe. Without ffmpeg on the
- * machine: 503 ERR_UNAVAILABLE, and everything else keeps working.
+ * (ETag), so players asking repeatedly cost one probe; at most
+ * PROBE_CONCURRENCY probes run at once, the same version asked for while it
+ * is probed is probed once, and a failure is remembered for a minute, so no
+ * one user's burst of requests can start a process each. Without ffmpeg on
+ * the machine: 503 ERR_UNAVAILABLE, and everything else keeps working.
  */
 export function createMediaService(deps: {
   openMedia: (actor: Actor, id: string) => Promise<OpenedContent>;
   tools: MediaTools;
+  metrics: Metrics;
 }) {
   const cache = new Map<string, MediaInfo>();
+  const queue = createJobQueue({ concurrency: PROBE_CONCURRENCY, failureTtlMs: FAILURE_TTL_MS });
+
+  async function probe(path: string): Promise<MediaInfo> {
+    const info = await deps.tools.probe(path);
+    deps.metrics.mediaProbes.inc({ result: info ? "ok" : "failed" });
+    if (!info) throw new AppError("VALIDATION", "the file could not be read as media");
+    return info;
+  }
+
   return {
     async info(actor: Actor, id: string): Promise<MediaInfo> {
       const content = await deps.openMedia(actor, id);
@@ -23,8 +42,7 @@ export function createMediaService(deps: {
       const key = `${content.row.id}:${content.etag}`;
       const hit = cache.get(key);
       if (hit) return hit;
-      const info = await deps.tools.probe(content.path);
-      if (!info) throw new AppError("VALIDATION", "the file could not be read as media");
+      const info = await queue.run(key, () => probe(content.path));
       if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
       cache.set(key, info);
       return info;

@@ -5,6 +5,7 @@ import { AppError } from "../../errors.ts";
 import type { MediaTools } from "../../platform/ffmpeg.ts";
 import { newId } from "../../platform/ids.ts";
 import { loadSharp, THUMBNAIL_IMAGE_TYPES, webpThumbnail } from "../../platform/images.ts";
+import { createJobQueue } from "../../platform/job-queue.ts";
 import type { Actor } from "../actor.ts";
 import type { OpenedContent } from "../files/content.ts";
 
@@ -30,20 +31,7 @@ export function createThumbnailService(deps: {
   dataDir: string;
 }) {
   const dir = join(deps.dataDir, "thumbnails");
-  const inFlight = new Map<string, Promise<Buffer>>();
-  let running = 0;
-  const waiting: (() => void)[] = [];
-
-  async function bounded<T>(fn: () => Promise<T>): Promise<T> {
-    if (running >= CONCURRENCY) await new Promise<void>((r) => waiting.push(r));
-    running++;
-    try {
-      return await fn();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  }
+  const queue = createJobQueue({ concurrency: CONCURRENCY });
 
   async function render(content: OpenedContent, size: number): Promise<Buffer> {
     const type = content.row.mime_type;
@@ -59,12 +47,10 @@ export function createThumbnailService(deps: {
   async function make(content: OpenedContent, size: number, file: string): Promise<Buffer> {
     const cached = await readFile(file).catch(() => undefined);
     if (cached) return cached;
-    const bytes = await bounded(() =>
-      render(content, size).catch((err: unknown) => {
-        if (err instanceof AppError) throw err;
-        throw new AppError("VALIDATION", "the file could not be read as an image", undefined, { cause: err });
-      }),
-    );
+    const bytes = await render(content, size).catch((err: unknown) => {
+      if (err instanceof AppError) throw err;
+      throw new AppError("VALIDATION", "the file could not be read as an image", undefined, { cause: err });
+    });
     await mkdir(join(file, ".."), { recursive: true });
     const tmp = `${file}.${newId()}.tmp`;
     await writeFile(tmp, bytes);
@@ -82,12 +68,11 @@ export function createThumbnailService(deps: {
       if (!(await loadSharp())) throw new AppError("UNAVAILABLE", "thumbnails are off (sharp missing)");
       const key = createHash("sha256").update(`${content.row.id}\0${content.etag}\0${size}`).digest("hex");
       const file = join(dir, key.slice(0, 2), `${key}.webp`);
-      let job = inFlight.get(key);
-      if (!job) {
-        job = make(content, size, file).finally(() => inFlight.delete(key));
-        inFlight.set(key, job);
-      }
-      return { bytes: await job, etag: `"${key.slice(0, 32)}"` };
+      // A cached thumbnail is read outside the queue: only making one waits for a slot.
+      const bytes =
+        (await readFile(file).catch(() => undefined)) ??
+        (await queue.run(key, () => make(content, size, file)));
+      return { bytes, etag: `"${key.slice(0, 32)}"` };
     },
   };
 }
