@@ -45,6 +45,9 @@ describe("errors and health when things break", () => {
       expect(r.status, path).toBe(503);
       expect(r.body).toMatchObject({ status: "unhealthy", version: expect.any(String) });
       expect(r.body.details.database.status).toBe("unhealthy");
+      // The driver's own error text ("The database connection is not open") stays in the log.
+      expect(r.body.details.database.message).toBe("the database does not answer");
+      expect(r.text).not.toMatch(/connection|sqlite|not open/i);
       for (const [k, v] of Object.entries(SECURITY_HEADERS)) expect(r.headers.get(k), k).toBe(v);
     }
   });

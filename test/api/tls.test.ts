@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectHealthy } from "../helpers/programs.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "attic-tls-"));
@@ -67,7 +68,7 @@ describe("TLS with ALPN", () => {
       const r = await getH1(port, "/health", agent);
       expect(r.status).toBe(200);
       expect(r.alpn).toBe("http/1.1");
-      expect(JSON.parse(r.body).status).toBe("healthy");
+      expectHealthy(JSON.parse(r.body));
     } finally {
       agent.destroy();
     }
@@ -91,7 +92,7 @@ describe("TLS with ALPN", () => {
       );
       expect(alpn).toBe("h2");
       expect(status).toBe(200);
-      expect(JSON.parse(body).status).toBe("healthy");
+      expectHealthy(JSON.parse(body));
     } finally {
       client.close();
     }

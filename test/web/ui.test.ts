@@ -3,6 +3,7 @@ import { basename, join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWeb } from "../../scripts/build-web.ts";
+import { missing } from "../helpers/programs.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { LAPTOP, makeFixtures, openBrowser, PHONE, type UiBrowser } from "./browser.ts";
 
@@ -13,7 +14,7 @@ import { LAPTOP, makeFixtures, openBrowser, PHONE, type UiBrowser } from "./brow
 /** Small enough that a test file can cross it, big enough for the fixtures. */
 const MAX_UPLOAD = 8 * 1024 * 1024;
 
-describe("web UI", () => {
+describe.skipIf(missing("web UI", "/usr/bin/chromium", "ffmpeg"))("web UI", () => {
   let s: TestServer;
   let ui: UiBrowser;
   let page: Page;
