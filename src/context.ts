@@ -14,6 +14,7 @@ import type { SuggestionsService } from "./domain/suggestions/suggestions.servic
 import type { TagsService } from "./domain/tags/tags.service.ts";
 import type { WatchedService } from "./domain/watched/watched.service.ts";
 import type { Logger } from "./log.ts";
+import type { HealthRegistry } from "./platform/health.ts";
 import type { Metrics } from "./platform/metrics.ts";
 
 /**
@@ -47,30 +48,4 @@ export interface AppContext {
   dataDir: string;
   /** Reports on optional tools and background work for /health details. */
   health: HealthRegistry;
-}
-
-export interface HealthCheck {
-  /** "ok" | "degraded" | "unhealthy"; unhealthy turns /health into 503. */
-  status: "ok" | "degraded" | "unhealthy";
-  message?: string;
-  [k: string]: unknown;
-}
-
-/** Components register checks; /health runs them all. */
-export class HealthRegistry {
-  private checks = new Map<string, () => HealthCheck>();
-  register(name: string, check: () => HealthCheck): void {
-    this.checks.set(name, check);
-  }
-  run(): Record<string, HealthCheck> {
-    const out: Record<string, HealthCheck> = {};
-    for (const [name, check] of this.checks) {
-      try {
-        out[name] = check();
-      } catch (err) {
-        out[name] = { status: "unhealthy", message: (err as Error).message };
-      }
-    }
-    return out;
-  }
 }

@@ -13,6 +13,7 @@ export const ERRORS = {
   PERMISSION_DENIED: { http: 403, rpc: Code.PermissionDenied, wire: "ERR_PERMISSION_DENIED" },
   REGISTRATION_DISABLED: { http: 403, rpc: Code.PermissionDenied, wire: "ERR_REGISTRATION_DISABLED" },
   ACCOUNT_DISABLED: { http: 403, rpc: Code.PermissionDenied, wire: "ERR_ACCOUNT_DISABLED" },
+  PASSWORD_CHANGE_REQUIRED: { http: 403, rpc: Code.PermissionDenied, wire: "ERR_PASSWORD_CHANGE_REQUIRED" },
   READ_ONLY: { http: 403, rpc: Code.PermissionDenied, wire: "ERR_READ_ONLY" },
   FORBIDDEN_PATH: { http: 403, rpc: Code.PermissionDenied, wire: "ERR_FORBIDDEN_PATH" },
   NOT_FOUND: { http: 404, rpc: Code.NotFound, wire: "ERR_NOT_FOUND" },

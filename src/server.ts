@@ -2,8 +2,9 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { getRequestListener } from "@hono/node-server";
+import { sql } from "drizzle-orm";
 import type { Config } from "./config/schema.ts";
-import { type AppContext, HealthRegistry, type Services } from "./context.ts";
+import type { AppContext, Services } from "./context.ts";
 import { openDb } from "./db/client.ts";
 import { createAccountServices } from "./domain/accounts.ts";
 import { createStreamTokens } from "./domain/auth/stream-tokens.ts";
@@ -23,6 +24,8 @@ import { createWatchedService } from "./domain/watched/watched.service.ts";
 import { createApp } from "./http/app.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMediaTools } from "./platform/ffmpeg.ts";
+import { dataDirWritable, HealthRegistry, probeCheck } from "./platform/health.ts";
+import { createHostPolicy } from "./platform/host-policy.ts";
 import { loadSigningKeys } from "./platform/keys.ts";
 import { type Handler, type Listener, listen } from "./platform/listener.ts";
 import { createMetrics } from "./platform/metrics.ts";
@@ -75,6 +78,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     refresh: cfg.auth.refresh_token_ttl,
   });
   const mediaTools = createMediaTools(cfg.media, log);
+  const hostPolicy = createHostPolicy({ dataDir, allowedRoots: cfg.watch.allowed_roots });
   const storage = createFileServices({
     db,
     dataDir,
@@ -91,15 +95,15 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     search: createSearchService({ db, metrics }),
     tags: createTagsService({ db }),
     settings: createSettingsService({ repo: createSettingsRepo(db) }),
-    watched: createWatchedService({ db, cfg: cfg.watch, log, metrics, dataDir }),
+    watched: createWatchedService({ db, cfg: cfg.watch, log, metrics, hostPolicy }),
     playback: createPlaybackService({ db }),
-    media: createMediaService({ openMedia: storage.files.openMedia, tools: mediaTools }),
+    media: createMediaService({ openMedia: storage.files.openMedia, tools: mediaTools, metrics }),
     thumbnails: createThumbnailService({
       openContent: storage.files.openContent,
       tools: mediaTools,
       dataDir,
     }),
-    suggestions: createSuggestionsService(),
+    suggestions: createSuggestionsService({ hostPolicy }),
     streamTokens: createStreamTokens({ files: createFilesRepo(db), users: accounts.usersRepo, keys }),
   };
   const ctx: AppContext = {
@@ -110,7 +114,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     services,
     version: VERSION,
     dataDir,
-    health: new HealthRegistry(),
+    health: new HealthRegistry(log),
   };
   await bootstrap(db, cfg, passwords, log);
 
@@ -125,6 +129,12 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   const handler = withRpcCors(cfg.server.cors_origins, rpcAndRest);
 
   let listener: Listener | undefined;
+  ctx.health.register(
+    "database",
+    probeCheck(() => db.get(sql`select 1`)),
+    "the database does not answer",
+  );
+  ctx.health.register("storage", probeCheck(dataDirWritable(dataDir)), "data directory is not writable");
   ctx.health.register("watched_folders", () => services.watched.health());
   ctx.health.register("media", () => mediaTools.health());
   void mediaTools.detect();

@@ -158,6 +158,16 @@ export const configSchema = z.object({
       live: bool.default(true),
       /** Host files hashed at once in the background (0: never hash watched files). */
       hash_concurrency: int(0, 16).default(1),
+      /**
+       * Host directories watched folders may lie in (absolute paths). Empty:
+       * anywhere but the system directories and the data dir. When set, every
+       * watched folder and path suggestion must resolve inside one of them.
+       */
+      allowed_roots: stringList
+        .default([])
+        .refine((l) => l.every((p) => p.startsWith("/") && !p.split("/").includes("..")), {
+          message: "every allowed root must be an absolute path without '..'",
+        }),
     })
     .strict()
     .prefault({}),

@@ -14,11 +14,16 @@ const timestamps = {
   updated_at: text("updated_at").notNull(),
 };
 
-export const organizations = sqliteTable("organizations", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  ...timestamps,
-});
+export const organizations = sqliteTable(
+  "organizations",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    ...timestamps,
+  },
+  // Names are unique case-insensitively (migration 0004).
+  (t) => [uniqueIndex("organizations_name_unique").on(sql`lower(${t.name})`)],
+);
 
 export const users = sqliteTable(
   "users",
@@ -36,6 +41,8 @@ export const users = sqliteTable(
     is_instance_admin: integer("is_instance_admin", { mode: "boolean" }).notNull().default(false),
     must_change_password: integer("must_change_password", { mode: "boolean" }).notNull().default(false),
     password_changed_at: text("password_changed_at"),
+    /** Tokens issued before this (logout-all, deactivation, reset) stop working. */
+    sessions_revoked_at: text("sessions_revoked_at"),
     last_login_at: text("last_login_at"),
     ...timestamps,
   },

@@ -8,7 +8,7 @@ export const RESOURCES = ["file", "org", "user", "role", "group", "apikey", "set
 export const ACTIONS = ["read", "write", "delete", "admin", "manage", "*"] as const;
 
 export const ADMIN_PERMISSIONS = ["*:*"];
-export const MEMBER_PERMISSIONS = ["file:*", "org:read", "apikey:*", "settings:read"];
+export const MEMBER_PERMISSIONS = ["file:*", "org:read", "apikey:*", "settings:read", "settings:write"];
 
 const PERMISSION = /^(\*|[a-z][a-z_]{0,31}):(\*|[a-z][a-z_]{0,31})$/;
 

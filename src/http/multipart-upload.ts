@@ -48,6 +48,9 @@ function makeParser(c: Ctx): busboy.Busboy {
     return busboy({
       headers: c.env.incoming.headers as busboy.BusboyConfig["headers"],
       defParamCharset: "utf8",
+      // The filename as sent: busboy would otherwise cut "a/b.txt" or "..\\x" to its last
+      // segment and store it silently; normalizeName refuses such names (400) instead.
+      preservePath: true,
       highWaterMark: 1 << 20,
       fileHwm: 1 << 20,
       limits: { files: 1, fields: 20, fieldSize: 16 * 1024, parts: 30 },

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, GOOD_PASSWORD, register, type Session } from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -98,6 +99,11 @@ describe("organizations", () => {
 
   it("deletes organizations as the instance admin, never its own; their users and watchers stop", async () => {
     const victim = await register(s, "doomed", { organization_name: "Doomed" });
+    // Only an instance admin mounts host folders, and one acts in their own organization: make the
+    // doomed organization's Admin one (no API flags another organization's user).
+    const db = new Database(join(s.dataDir, "attic.db"));
+    db.prepare("UPDATE users SET is_instance_admin = 1 WHERE id = ?").run(victim.userId);
+    db.close();
     const hostDir = mkdtempSync(join(tmpdir(), "attic-org-watch-"));
     writeFileSync(join(hostDir, "a.txt"), "hello");
     const folder = await s.api("POST", "/api/v1/watched-folders", {
@@ -107,9 +113,10 @@ describe("organizations", () => {
     expect(folder.status).toBe(201);
     const watched = async () => (await s.api("GET", "/health")).body.details?.watched_folders?.folders;
     expect(await watched()).toBe(1);
+    // Not even an instance admin deletes their own organization.
     expect(
       (await s.api("DELETE", `/api/v1/organizations/${victim.orgId}`, { token: victim.token })).status,
-    ).toBe(403);
+    ).toBe(409);
     expect((await s.api("DELETE", `/api/v1/organizations/${adminOrg}`, { token: admin })).status).toBe(409);
     const del = await s.api("DELETE", `/api/v1/organizations/${victim.orgId}`, { token: admin });
     expect(del.status).toBe(200);

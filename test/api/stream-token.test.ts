@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser, GOOD_PASSWORD } from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 /** Uploads `content` as `name` at the top of the caller's tree; returns the file id. */
@@ -88,5 +89,75 @@ describe("stream tokens (media elements and download links)", () => {
     expect(changed.status).toBe(200);
     const dl = await s.api("GET", `/api/v1/files/${other}/download?st=${encodeURIComponent(body.token)}`);
     expect(dl.status).toBe(401);
+  });
+
+  describe("checked against the user's state now, like a bearer token", () => {
+    const download = (id: string, st: string) =>
+      s.api("GET", `/api/v1/files/${id}/download?st=${encodeURIComponent(st)}`);
+
+    /** A fresh member with a file of the admin's organization and a working stream token for it. */
+    async function memberWithToken(name: string) {
+      const m = await createUser(s, adminToken, name);
+      const id = await upload(s, adminToken, `${name}.mp3`, "ID3 data", "audio/mpeg");
+      const st = (await issue(id, m.token)).body.token as string;
+      expect((await download(id, st)).status).toBe(200);
+      return { ...m, id, st };
+    }
+    let adminToken: string;
+    beforeAll(async () => {
+      // The test above changed the admin's password.
+      const r = await s.api("POST", "/api/v1/auth/login", {
+        body: { username: "admin", password: "another-Horse-battery-10" },
+      });
+      expect(r.status).toBe(200);
+      adminToken = r.body.access_token;
+    });
+
+    it("stops after logout-all", async () => {
+      const m = await memberWithToken("st-logout");
+      expect((await s.api("POST", "/api/v1/auth/logout-all", { token: m.token })).status).toBe(200);
+      expect((await download(m.id, m.st)).status).toBe(401);
+      // The bearer token of that session ends too; a new sign-in works at once.
+      expect((await s.api("GET", "/api/v1/auth/profile", { token: m.token })).status).toBe(401);
+      const again = await s.api("POST", "/api/v1/auth/login", {
+        body: { username: "st-logout", password: GOOD_PASSWORD },
+      });
+      expect((await s.api("GET", "/api/v1/auth/profile", { token: again.body.access_token })).status).toBe(
+        200,
+      );
+    });
+
+    it("stops after deactivation", async () => {
+      const m = await memberWithToken("st-deactivated");
+      expect(
+        (await s.api("POST", `/api/v1/users/${m.userId}/deactivate`, { token: adminToken })).status,
+      ).toBe(200);
+      expect((await download(m.id, m.st)).status).toBe(401);
+    });
+
+    it("stops when file:read is taken away", async () => {
+      const m = await memberWithToken("st-demoted");
+      const role = await s.api("POST", "/api/v1/roles", {
+        token: adminToken,
+        body: { name: "NoFiles", description: "", permissions: ["org:read"] },
+      });
+      expect(role.status).toBe(201);
+      const put = await s.api("PUT", `/api/v1/users/${m.userId}`, {
+        token: adminToken,
+        body: { role: "NoFiles" },
+      });
+      expect(put.status).toBe(200);
+      expect((await download(m.id, m.st)).status).toBe(401);
+    });
+
+    it("stops after a password change, within the same second", async () => {
+      const m = await memberWithToken("st-password");
+      const changed = await s.api("PUT", "/api/v1/auth/password", {
+        token: m.token,
+        body: { current_password: GOOD_PASSWORD, new_password: "another-Horse-battery-10" },
+      });
+      expect(changed.status).toBe(200);
+      expect((await download(m.id, m.st)).status).toBe(401);
+    });
   });
 });

@@ -98,7 +98,7 @@ describe("path suggestions", () => {
     expect((await suggest("/tm")).body.suggestions).toContain("/tmp");
   });
 
-  it("needs authentication and org:read", async () => {
+  it("needs authentication and an instance admin", async () => {
     expect((await suggest("/", "", null)).status).toBe(401);
     const noRole = await s.api("POST", "/api/v1/roles", {
       token,
@@ -109,6 +109,22 @@ describe("path suggestions", () => {
     const r = await suggest("/", "", user.token);
     expect([r.status, r.body.error.code]).toEqual([403, "ERR_PERMISSION_DENIED"]);
     const member = await createUser(s, token, "plain-member");
-    expect((await suggest("/", "", member.token)).status).toBe(200);
+    expect((await suggest("/", "", member.token)).status).toBe(403);
+    // An organization's own Admin (a self-registered stranger, with registration on) is not enough either.
+    const orgAdmin = await createUser(s, token, "org-admin-only", "Admin");
+    const r2 = await suggest("/", "", orgAdmin.token);
+    expect([r2.status, r2.body.error.code]).toEqual([403, "ERR_PERMISSION_DENIED"]);
+  });
+
+  it("refuses /proc/self/cwd and never lists the data dir", async () => {
+    for (const prefix of ["/proc/self/cwd/", "/proc/self/root/etc/", "/proc/self/cwd"]) {
+      const r = await suggest(prefix);
+      expect([prefix, r.status]).toEqual([prefix, 403]);
+    }
+    // The data dir's own name as the prefix: before, it came back as a suggestion.
+    const listed = await suggest(s.dataDir);
+    expect(listed.status === 403 || !listed.body.suggestions.includes(s.dataDir), listed.text).toBe(true);
+    const inside = await suggest(`${s.dataDir}/`);
+    expect(inside.status).toBe(403);
   });
 });

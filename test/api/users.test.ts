@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimsOf, createUser, GOOD_PASSWORD, register, type Session } from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { connectJson } from "../rpc/clients.ts";
 
 describe("users (org admin)", () => {
   let s: TestServer;
@@ -161,6 +162,29 @@ describe("users (org admin)", () => {
     const fresh = await s.login("forgetful", "reset-Strong-pass-11");
     const profile = await s.api("GET", "/api/v1/auth/profile", { token: fresh });
     expect(profile.body.must_change_password).toBe(true);
+    // Until the password is changed, only profile, change-password and logout answer.
+    for (const [method, path] of [
+      ["GET", "/api/v1/files"],
+      ["GET", "/api/v1/search?q=x"],
+      ["POST", "/api/v1/directories"],
+      ["GET", "/api/v1/settings/user"],
+      ["POST", "/api/v1/api-keys"],
+    ] as const) {
+      const r = await s.api(method, path, {
+        token: fresh,
+        body: method === "POST" ? { name: "x", permissions: ["file:read"] } : undefined,
+      });
+      expect([path, r.status, r.body.error?.code]).toEqual([path, 403, "ERR_PASSWORD_CHANGE_REQUIRED"]);
+    }
+    const rpc = await connectJson(s.url, "attic.v1.FileService/ListFiles", {}, fresh);
+    expect([rpc.status, rpc.body.code]).toEqual([403, "permission_denied"]);
+    const changed = await s.api("PUT", "/api/v1/auth/password", {
+      token: fresh,
+      body: { current_password: "reset-Strong-pass-11", new_password: "chosen-Strong-pass-12" },
+    });
+    expect(changed.status).toBe(200);
+    const mine = await s.login("forgetful", "chosen-Strong-pass-12");
+    expect((await s.api("GET", "/api/v1/files", { token: mine })).status).toBe(200);
     const weak = await s.api("POST", `/api/v1/users/${u.userId}/reset-password`, {
       token: admin,
       body: { new_password: "short" },

@@ -1,5 +1,8 @@
 import m0001 from "./0001_init.ts";
 import m0002 from "./0002_search_name_index.ts";
+import m0003 from "./0003_member_settings_write.ts";
+import m0004 from "./0004_unique_org_names.ts";
+import m0005 from "./0005_sessions_revoked_at.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -8,4 +11,7 @@ import m0002 from "./0002_search_name_index.ts";
 export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = [
   { id: 1, name: "init", sql: m0001 },
   { id: 2, name: "search_name_index", sql: m0002 },
+  { id: 3, name: "member_settings_write", sql: m0003 },
+  { id: 4, name: "unique_org_names", sql: m0004 },
+  { id: 5, name: "sessions_revoked_at", sql: m0005 },
 ];

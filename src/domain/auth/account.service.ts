@@ -4,6 +4,7 @@ import { nowIso } from "../../platform/ids.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import type { PasswordHasher } from "../../platform/passwords.ts";
 import type { Actor } from "../actor.ts";
+import { createOrganization, createPersonalOrganization } from "../orgs/org-names.ts";
 import type { OrgsRepo } from "../orgs/orgs.repo.ts";
 import { parseInput } from "../parse-input.ts";
 import type { UsersRepo } from "../users/users.repo.ts";
@@ -53,7 +54,10 @@ export function createAccountService(deps: Deps) {
       const data = parseInput(RegisterInput, input);
       assertStrongPassword(data.password, data.username);
       users.assertAvailable(data);
-      const org = deps.orgs.create(data.organization_name ?? data.username);
+      const org =
+        data.organization_name === undefined
+          ? createPersonalOrganization(deps.orgs, data.username)
+          : createOrganization(deps.orgs, data.organization_name);
       const user = await users.provision(org.id, data, org.admin).catch((err) => {
         deps.orgs.delete(org.id); // no organization left behind without its user
         throw err;

@@ -7,7 +7,7 @@ import type { Metrics } from "../../platform/metrics.ts";
 import type { PasswordHasher } from "../../platform/passwords.ts";
 import type { Actor } from "../actor.ts";
 import { isSubset } from "../permissions.ts";
-import { permissionsOf, type UserRow, type UsersRepo } from "../users/users.repo.ts";
+import { permissionsOf, sessionsCutoffMs, type UserRow, type UsersRepo } from "../users/users.repo.ts";
 import { ActiveUsers } from "./active-users.ts";
 import { hashSecret, type TokenSigner } from "./tokens.ts";
 
@@ -159,6 +159,8 @@ export function createAuthService(deps: Deps) {
   /** Revokes every refresh token of the user (logout-all, password change, deactivation). */
   function revokeAllFor(userId: string): void {
     revokeWhere(eq(refreshTokens.user_id, userId));
+    // Access and stream tokens carry no server state: the cutoff ends them too.
+    db.update(users).set({ sessions_revoked_at: nowIso() }).where(eq(users.id, userId)).run();
   }
 
   /** Revokes the presented refresh token when it belongs to the actor. */
@@ -183,9 +185,7 @@ export function createAuthService(deps: Deps) {
     const user = deps.users.byId(verified.sub);
     // Tokens issued before a password change or of a deactivated user stop at once.
     if (!user?.is_active) throw refuse("invalid token");
-    if (user.password_changed_at && Date.parse(user.password_changed_at) > verified.issuedAtMs) {
-      throw refuse("token revoked");
-    }
+    if (sessionsCutoffMs(user) > verified.issuedAtMs) throw refuse("token revoked");
     active.touch(user.id);
     const claimed = Array.isArray(verified.claims.permissions)
       ? (verified.claims.permissions as string[])
@@ -201,6 +201,7 @@ export function createAuthService(deps: Deps) {
       permissions,
       isInstanceAdmin: user.is_instance_admin,
       via: "jwt",
+      mustChangePassword: user.must_change_password,
     };
   }
 
@@ -235,6 +236,7 @@ export function createAuthService(deps: Deps) {
       isInstanceAdmin: false,
       via: "apikey",
       apiKeyId: key.id,
+      mustChangePassword: user.must_change_password,
     };
   }
 

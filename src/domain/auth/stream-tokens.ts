@@ -4,7 +4,8 @@ import { newId } from "../../platform/ids.ts";
 import type { SigningKeys } from "../../platform/keys.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import type { FilesRepo } from "../files/files.repo.ts";
-import type { UsersRepo } from "../users/users.repo.ts";
+import { hasPermission } from "../permissions.ts";
+import { permissionsOf, sessionsCutoffMs, type UsersRepo } from "../users/users.repo.ts";
 
 /** Lifetime of a stream token: long enough to watch a film with pauses. */
 export const STREAM_TOKEN_TTL_SECONDS = 6 * 60 * 60;
@@ -16,8 +17,8 @@ export interface StreamGrant {
   userId: string;
   organizationId: string;
   fileId: string;
-  /** Seconds since the epoch; tokens older than a password change stop working. */
-  issuedAt: number;
+  /** Milliseconds since the epoch; tokens older than the user's sessions cutoff stop working. */
+  issuedAtMs: number;
 }
 
 /**
@@ -30,7 +31,7 @@ export interface StreamGrant {
  */
 export function createStreamTokens(deps: {
   files: Pick<FilesRepo, "get">;
-  users: Pick<UsersRepo, "byId">;
+  users: Pick<UsersRepo, "byId" | "rolesOf">;
   keys: SigningKeys;
 }) {
   /** Issues a token for a live file of the actor's organization (404 otherwise, as for any missing file). */
@@ -38,10 +39,11 @@ export function createStreamTokens(deps: {
     requirePermission(actor, "file:read");
     const row = deps.files.get(actor.organizationId, fileId);
     if (!row || row.type === "directory") throw new AppError("FILE_NOT_FOUND", "file not found");
-    const iat = Math.floor(Date.now() / 1000);
+    const issuedAtMs = Date.now();
+    const iat = Math.floor(issuedAtMs / 1000);
     const exp = iat + STREAM_TOKEN_TTL_SECONDS;
     const { privateKey } = deps.keys;
-    const token = await new SignJWT({ typ: TYP, org: actor.organizationId, fid: fileId })
+    const token = await new SignJWT({ typ: TYP, org: actor.organizationId, fid: fileId, iat_ms: issuedAtMs })
       .setProtectedHeader({ alg: "RS256", typ: "JWT" })
       .setSubject(actor.userId)
       .setIssuer(ISSUER)
@@ -66,7 +68,8 @@ export function createStreamTokens(deps: {
       }
       if (payload.typ !== TYP) throw new Error("not a stream token");
       if (payload.fid !== fileId) throw new Error("stream token is for another file");
-      return { userId: payload.sub!, organizationId: String(payload.org), fileId, issuedAt: payload.iat! };
+      const issuedAtMs = typeof payload.iat_ms === "number" ? payload.iat_ms : payload.iat! * 1000;
+      return { userId: payload.sub!, organizationId: String(payload.org), fileId, issuedAtMs };
     } catch (err) {
       const expired = err instanceof joseErrors.JWTExpired;
       throw new AppError(
@@ -82,17 +85,19 @@ export function createStreamTokens(deps: {
 
   /**
    * The caller a token presented for `fileId` stands for: a read-only actor
-   * (`file:read`) of its user. 401 when the token is invalid, or the user is
-   * inactive, has moved organization, or changed password since it was issued.
+   * (`file:read`) of its user, checked against the user's state now, like a
+   * bearer token: 401 when the token is invalid, or the user is inactive, has
+   * moved organization, changed password or ended all sessions since it was
+   * issued, or no longer holds `file:read`.
    */
   async function authenticate(token: string, fileId: string): Promise<Actor> {
     const grant = await verify(token, fileId);
     const user = deps.users.byId(grant.userId);
-    const changed = user?.password_changed_at ? Date.parse(user.password_changed_at) : 0;
     if (
       !user?.is_active ||
       user.organization_id !== grant.organizationId ||
-      changed > grant.issuedAt * 1000 + 999
+      sessionsCutoffMs(user) > grant.issuedAtMs ||
+      !hasPermission(permissionsOf(deps.users.rolesOf(user.id)), "file:read")
     ) {
       throw new AppError("UNAUTHENTICATED", "invalid stream token");
     }

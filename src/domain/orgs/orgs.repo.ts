@@ -1,4 +1,4 @@
-import { asc, count, eq } from "drizzle-orm";
+import { asc, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { organizations, users } from "../../db/schema.ts";
 import { newId, nowIso } from "../../platform/ids.ts";
@@ -23,6 +23,14 @@ export function createOrgsRepo(db: Db) {
     all: (): OrgRow[] => withCount().orderBy(asc(organizations.created_at)).all(),
     count: () => db.select({ n: count() }).from(organizations).get()?.n ?? 0,
     /** Creates an organization with its built-in Admin and Member roles, in one transaction. */
+    /** True when another organization already has this name (case-insensitive). */
+    nameTaken: (name: string, exceptId?: string) =>
+      db
+        .select({ id: organizations.id })
+        .from(organizations)
+        .where(sql`lower(${organizations.name}) = lower(${name})`)
+        .all()
+        .some((o) => o.id !== exceptId),
     create: (name: string) =>
       db.transaction((tx) => {
         const id = newId();

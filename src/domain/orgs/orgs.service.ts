@@ -2,6 +2,7 @@ import { AppError, notFound } from "../../errors.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
 import type { UsersService } from "../users/users.service.ts";
+import { createOrganization, renameOrganization } from "./org-names.ts";
 import type { OrgRow, OrgsRepo } from "./orgs.repo.ts";
 import {
   type CreateOrganization,
@@ -47,7 +48,7 @@ export function createOrgsService(deps: { orgs: OrgsRepo; users: UsersService })
     if (!actor.isInstanceAdmin) throw new AppError("PERMISSION_DENIED", "only the instance administrator");
     const data = parseInput(CreateOrganizationInput, input);
     if (data.admin) deps.users.assertAvailable(data.admin);
-    const created = orgs.create(data.name);
+    const created = createOrganization(orgs, data.name);
     if (data.admin) {
       try {
         await deps.users.provision(created.id, data.admin, created.admin);
@@ -62,7 +63,7 @@ export function createOrgsService(deps: { orgs: OrgsRepo; users: UsersService })
   function update(actor: Actor, id: string, input: { name: string }): Organization {
     const { name } = parseInput(UpdateOrganizationInput, input);
     visible(actor, id, "org:admin");
-    orgs.rename(id, name);
+    renameOrganization(orgs, id, name);
     return toOrg(orgs.byId(id)!);
   }
 

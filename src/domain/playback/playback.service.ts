@@ -18,8 +18,9 @@ export const WATCHED_FRACTION = 0.95;
 export function createPlaybackService(deps: { db: Db }) {
   const repo = createPlaybackRepo(deps.db);
 
-  const fileOf = (actor: Actor, fileId: string): FileRow => {
-    requirePermission(actor, "file:read");
+  /** A live file of the actor's organization; saving or forgetting a position is a write (`file:write`). */
+  const fileOf = (actor: Actor, fileId: string, permission = "file:read"): FileRow => {
+    requirePermission(actor, permission);
     // interface.md: a missing file_id is invalid input (RPC's proto3 sends "" for it).
     if (!fileId) throw new AppError("VALIDATION", "file_id is required");
     const row = isId(fileId) ? repo.liveFile(actor.organizationId, fileId) : undefined;
@@ -38,7 +39,7 @@ export function createPlaybackService(deps: { db: Db }) {
 
     /** Saves (overwrites) the position; the newest write wins. */
     save(actor: Actor, fileId: string, input: unknown): PlaybackPositionDto {
-      const file = fileOf(actor, fileId);
+      const file = fileOf(actor, fileId, "file:write");
       if (file.type !== "file") throw new AppError("VALIDATION", "a directory has no playback position");
       const q = parseInput(SavePlaybackInput, input);
       const row: PlaybackRow = {
@@ -55,7 +56,7 @@ export function createPlaybackService(deps: { db: Db }) {
 
     /** Forgets the position (404 when none was saved). */
     remove(actor: Actor, fileId: string): void {
-      const file = fileOf(actor, fileId);
+      const file = fileOf(actor, fileId, "file:write");
       if (!repo.remove(actor.organizationId, actor.userId, file.id)) throw notFound("playback position");
     },
 

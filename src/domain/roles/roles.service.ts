@@ -4,7 +4,8 @@ import { newId, nowIso } from "../../platform/ids.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
 import { assertPermissions, isSubset } from "../permissions.ts";
-import type { UsersRepo } from "../users/users.repo.ts";
+import { assertMayActOn } from "../users/delegation.ts";
+import { permissionsOf, type UsersRepo } from "../users/users.repo.ts";
 import type { RoleRow, RolesRepo } from "./roles.repo.ts";
 import {
   type CreateRole,
@@ -116,6 +117,7 @@ export function createRolesService(deps: { roles: RolesRepo; users: UsersRepo })
     const role = mustGet(actor, id);
     const user = users.byIdInOrg(actor.organizationId, userId);
     if (!user) throw notFound("user");
+    assertMayActOn(actor, user, permissionsOf(users.rolesOf(user.id)));
     return { role, user };
   }
 

@@ -49,10 +49,19 @@ export function createSettingsService(deps: { repo: SettingsRepo }) {
   };
 
   return {
-    /** The caller's own settings. */
-    getUser: (actor: Actor): Settings => read(userOwner(actor)),
-    /** Merges `input` into the caller's settings; answers the result. */
-    updateUser: (actor: Actor, input: unknown): Settings => update(userOwner(actor), input),
+    /** The caller's own settings (`settings:read`). */
+    getUser: (actor: Actor): Settings => {
+      requirePermission(actor, "settings:read");
+      return read(userOwner(actor));
+    },
+    /**
+     * Merges `input` into the caller's settings (`settings:write`: a read-only
+     * API key cannot change them); answers the result.
+     */
+    updateUser: (actor: Actor, input: unknown): Settings => {
+      requirePermission(actor, "settings:write");
+      return update(userOwner(actor), input);
+    },
     /** The organization's application settings (org:read). */
     getApp: (actor: Actor): Settings => {
       requirePermission(actor, "org:read");

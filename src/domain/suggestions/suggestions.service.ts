@@ -2,12 +2,15 @@ import type { Dir } from "node:fs";
 import { opendir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError, invalid, notFound } from "../../errors.ts";
-import { isSystemDir, normalizeAbsolute } from "../../platform/hostfs.ts";
-import { type Actor, requirePermission } from "../actor.ts";
+import type { HostPolicy } from "../../platform/host-policy.ts";
+import { normalizeAbsolute } from "../../platform/hostfs.ts";
+import { type Actor, requireInstanceAdmin } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
 import { PathSuggestionsInput } from "./suggestions.schemas.ts";
 
 export interface SuggestionsOptions {
+  /** Which host directories may be shown (system dirs, the data dir, watch.allowed_roots). */
+  hostPolicy: HostPolicy;
   /** Time allowed per request (interface.md: 5 s). */
   timeoutMs?: number;
   /** Directory entries examined at most per request (huge directories answer from the first ones). */
@@ -17,33 +20,38 @@ export interface SuggestionsOptions {
 /**
  * Host directory suggestions for the admin typing a watched folder's path
  * (GET /filesystem/path-suggestions, FilesystemService.GetPathSuggestions).
- * Rules: `org:read`; absolute prefix without `..` (400); the directory part
- * resolved through symlinks, `.` and `//` before the system-directory block
- * (403 ERR_FORBIDDEN_PATH); missing → 404; only directories whose name starts
- * with the last segment, alphabetical, at most `limit`. The listing reads
+ * Rules: an instance admin only (host paths are the machine owner's); an
+ * absolute prefix without `..` (400); the prefix and its directory part are
+ * checked as written and resolved through symlinks, `.` and `//` against the
+ * host policy (403 ERR_FORBIDDEN_PATH: system dirs, the data dir, outside
+ * watch.allowed_roots); missing → 404; only directories whose name starts
+ * with the last segment and that the policy allows (or that lead to an
+ * allowed root), alphabetical, at most `limit`. The listing reads
  * entries in small batches, one file-system call in flight at a time, and
  * stops at a deadline, so a slow mount cannot hold the thread pool.
  */
-export function createSuggestionsService(opts: SuggestionsOptions = {}) {
+export function createSuggestionsService(opts: SuggestionsOptions) {
+  const policy = opts.hostPolicy;
   const timeoutMs = opts.timeoutMs ?? 5000;
   const maxEntries = opts.maxEntries ?? 20_000;
 
   return {
     async suggest(actor: Actor, input: unknown): Promise<{ suggestions: string[] }> {
-      requirePermission(actor, "org:read");
+      requireInstanceAdmin(actor, "host path suggestions");
       const q = parseInput(PathSuggestionsInput, input);
       const { dir, partial } = splitPrefix(q.prefix);
-      // The whole prefix naming a system directory (directly or through a link) is refused outright.
-      const whole = await realpath(normalizeAbsolute(q.prefix)).catch(() => undefined);
-      if (whole && isSystemDir(whole))
-        throw new AppError("FORBIDDEN_PATH", `${q.prefix} is a system directory`);
+      // The whole prefix naming a refused directory (as written or through a link) is refused outright.
+      const literal = normalizeAbsolute(q.prefix);
+      const whole = await realpath(literal).catch(() => undefined);
+      if (whole && literal !== "/" && !policy.browsable(literal, whole))
+        throw new AppError("FORBIDDEN_PATH", `${q.prefix} may not be watched`);
       const real = await realpath(dir).catch((err: NodeJS.ErrnoException) => {
         if (err.code === "EACCES") throw new AppError("FORBIDDEN_PATH", `${dir} is not readable`);
         throw notFound("path");
       });
-      if (isSystemDir(real)) throw new AppError("FORBIDDEN_PATH", `${dir} is a system directory`);
+      if (!policy.browsable(dir, real)) throw new AppError("FORBIDDEN_PATH", `${dir} may not be watched`);
       const deadline = Date.now() + timeoutMs;
-      const names = await matchingDirs(real, partial, deadline, maxEntries);
+      const names = await matchingDirs(real, partial, deadline, maxEntries, policy);
       const base = dir === "/" ? "" : dir;
       return {
         suggestions: names
@@ -73,6 +81,7 @@ async function matchingDirs(
   partial: string,
   deadline: number,
   maxEntries: number,
+  policy: HostPolicy,
 ): Promise<string[]> {
   let handle: Dir;
   try {
@@ -92,9 +101,13 @@ async function matchingDirs(
       if (!entry) break;
       const name = entry.name;
       if (!name.startsWith(partial) || (!showHidden && name.startsWith("."))) continue;
-      if (entry.isDirectory() || (entry.isSymbolicLink() && (await isDirLink(join(real, name))))) {
-        if (!isSystemDir(join(real, name))) out.push(name);
-      }
+      const path = join(real, name);
+      if (
+        entry.isDirectory()
+          ? policy.suggestible(path)
+          : entry.isSymbolicLink() && (await isDirLink(path, policy))
+      )
+        out.push(name);
     }
   } finally {
     await handle.close().catch(() => {});
@@ -102,11 +115,11 @@ async function matchingDirs(
   return out;
 }
 
-/** A symlink to a directory that is not a system directory once resolved. */
-async function isDirLink(path: string): Promise<boolean> {
+/** A symlink to a directory the policy allows once resolved. */
+async function isDirLink(path: string, policy: HostPolicy): Promise<boolean> {
   try {
     const target = await realpath(path);
-    return (await stat(target)).isDirectory() && !isSystemDir(target);
+    return (await stat(target)).isDirectory() && policy.suggestible(target) && policy.suggestible(path);
   } catch {
     return false;
   }

@@ -45,6 +45,13 @@ export function createUsersRepo(db: Db) {
         .limit(limit)
         .offset(offset)
         .all(),
+    /** Active instance admins, instance-wide. */
+    countInstanceAdmins: () =>
+      db
+        .select({ n: count() })
+        .from(users)
+        .where(and(eq(users.is_instance_admin, true), eq(users.is_active, true)))
+        .get()?.n ?? 0,
     countInOrg: (orgId: string) =>
       db.select({ n: count() }).from(users).where(eq(users.organization_id, orgId)).get()?.n ?? 0,
     /** Inserts a user holding `roleId`, in one transaction. */
@@ -74,4 +81,16 @@ export type UsersRepo = ReturnType<typeof createUsersRepo>;
 /** The union of a user's role permissions. */
 export function permissionsOf(rolesOfUser: { permissions: string[] }[]): string[] {
   return [...new Set(rolesOfUser.flatMap((r) => r.permissions))];
+}
+
+/**
+ * The instant (ms) before which the user's tokens no longer count: the later
+ * of their last password change and their last "end all sessions".
+ */
+export function sessionsCutoffMs(user: {
+  password_changed_at: string | null;
+  sessions_revoked_at: string | null;
+}): number {
+  const at = (v: string | null) => (v ? Date.parse(v) : 0);
+  return Math.max(at(user.password_changed_at), at(user.sessions_revoked_at));
 }

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { DECEPTIVE } from "../files/names.ts";
 
 /** CONTRACT: 3–32 of `[A-Za-z0-9_.-]`. */
 export const Username = z
@@ -19,7 +20,8 @@ export const Label = (max: number) =>
     .trim()
     .min(1)
     .max(max)
-    .refine((v) => !/\p{Cc}/u.test(v), "must not contain control characters");
+    .refine((v) => !/\p{Cc}/u.test(v), "must not contain control characters")
+    .refine((v) => !DECEPTIVE.test(v), "must not contain bidi controls or zero-width characters");
 
 export const DisplayName = z
   .string()
@@ -92,6 +94,10 @@ export const UpdateUserInput = z
     email: Email.optional(),
     is_active: z.boolean().optional(),
     role: RoleRef.optional().openapi({ description: "Replaces the user's roles with this one (name or id)" }),
+    is_instance_admin: z.boolean().optional().openapi({
+      description:
+        "Instance administrator: may mount host folders (watched folders) and manage other instance admins. Only an instance admin may set or clear it; the last active one cannot be cleared.",
+    }),
   })
   .openapi("UpdateUserRequest");
 

@@ -6,6 +6,7 @@ import { type Actor, requirePermission } from "../actor.ts";
 import { assertStrongPassword } from "../auth/password-policy.ts";
 import { parseInput } from "../parse-input.ts";
 import type { RolesService } from "../roles/roles.service.ts";
+import { assertMayActOn } from "./delegation.ts";
 import { permissionsOf, type UserRow, type UsersRepo } from "./users.repo.ts";
 import {
   type CreateUser,
@@ -30,7 +31,9 @@ export interface NewAccount {
 
 /**
  * User management within the actor's organization (`user:manage`): create,
- * list, get, update, deactivate, reset password. Deactivation and password
+ * list, get, update, deactivate, reset password. Acting on another user obeys
+ * the delegation rule (delegation.ts): only on users whose permissions are a
+ * subset of one's own, and on instance admins only as an instance admin. Deactivation and password
  * resets revoke the user's sessions at once (bearer tokens and API keys check
  * `is_active` and `password_changed_at` on every request).
  */
@@ -106,6 +109,24 @@ export function createUsersService(deps: {
     return user;
   }
 
+  /** A user of the actor's organization the actor may act on (the delegation rule), else 404/403. */
+  function target(actor: Actor, id: string): UserRow {
+    const user = mustGet(actor, id);
+    assertMayActOn(actor, user, permissionsOf(users.rolesOf(user.id)));
+    return user;
+  }
+
+  /** Setting or clearing the instance-admin flag: instance admins only, never the last one. */
+  function checkInstanceAdminChange(actor: Actor, user: UserRow, wanted: boolean | undefined): void {
+    if (wanted === undefined || wanted === user.is_instance_admin) return;
+    if (!actor.isInstanceAdmin) {
+      throw new AppError("PERMISSION_DENIED", "only an instance administrator may grant or remove that");
+    }
+    if (!wanted && user.is_active && users.countInstanceAdmins() <= 1) {
+      throw new AppError("CONFLICT", "cannot remove the last active instance administrator");
+    }
+  }
+
   async function create(actor: Actor, input: CreateUser): Promise<UserDetail> {
     requirePermission(actor, USER_MANAGE);
     const data = parseInput(CreateUserInput, input);
@@ -128,9 +149,13 @@ export function createUsersService(deps: {
   function update(actor: Actor, id: string, input: UpdateUser): UserDetail {
     requirePermission(actor, USER_MANAGE);
     const data = parseInput(UpdateUserInput, input);
-    const user = mustGet(actor, id);
+    const user = target(actor, id);
     if (data.is_active === false && user.id === actor.userId) {
       throw new AppError("VALIDATION", "you cannot deactivate yourself");
+    }
+    checkInstanceAdminChange(actor, user, data.is_instance_admin);
+    if (data.is_active === false && user.is_instance_admin && users.countInstanceAdmins() <= 1) {
+      throw new AppError("CONFLICT", "cannot deactivate the last active instance administrator");
     }
     const role = data.role === undefined ? undefined : roles.resolve(actor, data.role);
     if (role) roles.checkGrantable(actor, role.permissions);
@@ -142,17 +167,19 @@ export function createUsersService(deps: {
       ...(data.display_name !== undefined ? { display_name: data.display_name } : {}),
       ...(data.email !== undefined ? { email: data.email } : {}),
       ...(data.is_active !== undefined ? { is_active: data.is_active } : {}),
+      ...(data.is_instance_admin !== undefined ? { is_instance_admin: data.is_instance_admin } : {}),
     };
     conflictOnUnique("email already exists", () => users.update(user.id, set));
     if (role) users.replaceRoles(user.id, role.id);
-    if (data.is_active === false) deps.revokeSessions(user.id);
+    // Losing the flag or the account ends every session: tokens carry neither, but must not outlive them.
+    if (data.is_active === false || data.is_instance_admin === false) deps.revokeSessions(user.id);
     return detail(users.byId(user.id)!);
   }
 
   async function resetPassword(actor: Actor, id: string, input: { new_password: string }): Promise<void> {
     requirePermission(actor, USER_MANAGE);
     const { new_password } = parseInput(ResetPasswordInput, input);
-    const user = mustGet(actor, id);
+    const user = target(actor, id);
     assertStrongPassword(new_password, user.username);
     const hash = await passwords.hash(new_password);
     // The user chose none of this: they must pick their own at next sign-in.

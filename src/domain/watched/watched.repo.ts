@@ -157,7 +157,14 @@ export function createWatchedRepo(db: Db) {
     },
     /** Real paths of every watched folder of the instance (overlap checks span organizations). */
     allPaths: () =>
-      db.select({ id: watchedFolders.id, path: watchedFolders.path }).from(watchedFolders).all(),
+      db
+        .select({
+          id: watchedFolders.id,
+          path: watchedFolders.path,
+          organization_id: watchedFolders.organization_id,
+        })
+        .from(watchedFolders)
+        .all(),
     getFile: (orgId: string, id: string) =>
       db
         .select()

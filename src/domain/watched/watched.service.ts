@@ -1,15 +1,15 @@
-import { realpathSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Config } from "../../config/schema.ts";
-import type { HealthCheck } from "../../context.ts";
 import type { Db } from "../../db/client.ts";
 import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, invalid, notFound } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
-import { isInside, isPlainAbsolute, isSystemPath, openConfined, realDir } from "../../platform/hostfs.ts";
+import type { HealthCheck } from "../../platform/health.ts";
+import type { HostPolicy } from "../../platform/host-policy.ts";
+import { isInside, isPlainAbsolute, openConfined, realDir } from "../../platform/hostfs.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
 import type { Metrics } from "../../platform/metrics.ts";
-import { type Actor, requirePermission } from "../actor.ts";
+import { type Actor, requireInstanceAdmin, requirePermission } from "../actor.ts";
 import type { ContentLocation } from "../files/content.ts";
 import { type FileDto, toFileDtos } from "../files/files.dto.ts";
 import { normalizeName } from "../files/names.ts";
@@ -29,15 +29,16 @@ export interface WatchedDeps {
   cfg: Config["watch"];
   log: Logger;
   metrics: Metrics;
-  /** Attic's data dir: never watchable, nor any folder containing it. */
-  dataDir: string;
+  /** Which host directories may be watched (system dirs, the data dir, watch.allowed_roots). */
+  hostPolicy: HostPolicy;
 }
 
 const forbidden = (message: string) => new AppError("FORBIDDEN_PATH", message);
 
 /**
  * Watched folders of one organization: host directories mounted read-only
- * into its tree. Management needs `org:admin`, reading `org:read`; another
+ * into its tree. Management needs an instance admin (a host path is the
+ * machine owner's to give, not a tenant's), reading `org:read`; another
  * organization's folder is 404 like a missing one. Scanning and watching run
  * in the background (runtime.ts); these calls never wait for a scan.
  */
@@ -45,7 +46,6 @@ export function createWatchedService(deps: WatchedDeps) {
   const { db } = deps;
   const repo = createWatchedRepo(db);
   const runtime = createWatchRuntime({ repo, cfg: deps.cfg, log: deps.log, metrics: deps.metrics });
-  const dataDir = realOrSelf(deps.dataDir);
 
   const folderOf = (actor: Actor, id: string): WatchedFolderRow => {
     const row = isId(id) ? repo.get(actor.organizationId, id) : undefined;
@@ -54,19 +54,22 @@ export function createWatchedService(deps: WatchedDeps) {
   };
 
   /** The real host directory for a new folder, after every refusal rule. */
-  async function checkedRoot(path: string, self?: string): Promise<string> {
+  async function checkedRoot(orgId: string, path: string, self?: string): Promise<string> {
     if (!isPlainAbsolute(path))
       throw invalid("path must be an absolute host path without '..'", { field: "path" });
     const real = await realDir(path);
     if (!real) throw invalid("path is not an existing host directory", { field: "path" });
-    if (isSystemPath(real)) throw forbidden(`${real} is a system directory and cannot be watched`);
-    if (isInside(real, dataDir) || isInside(dataDir, real)) {
-      throw forbidden("a watched folder cannot be, contain or lie inside Attic's data directory");
-    }
+    const refusal = deps.hostPolicy.refusal(path, real);
+    if (refusal) throw forbidden(`${path} ${refusal} and cannot be watched`);
     for (const other of repo.allPaths()) {
       if (other.id === self) continue;
       if (isInside(real, other.path) || isInside(other.path, real)) {
-        throw forbidden(`${real} overlaps the watched folder at ${other.path}`);
+        // Another organization's host path is not this tenant's to learn.
+        throw forbidden(
+          other.organization_id === orgId
+            ? `${real} overlaps the watched folder at ${other.path}`
+            : `${path} overlaps a watched folder of another organization`,
+        );
       }
     }
     return real;
@@ -89,11 +92,11 @@ export function createWatchedService(deps: WatchedDeps) {
   return {
     /** Mounts a host directory (POST /watched-folders); the first scan starts in the background. */
     async create(actor: Actor, input: unknown): Promise<WatchedFolderDto> {
-      requirePermission(actor, "org:admin");
+      requireInstanceAdmin(actor, "mounting a host directory");
       const q = parseInput(CreateWatchedFolderInput, input);
       if (q.name !== undefined) normalizeName(q.name);
       const parent = mountParent(actor, q.parent_id);
-      const root = await checkedRoot(q.path);
+      const root = await checkedRoot(actor.organizationId, q.path);
       const name = normalizeName(q.name ?? basename(root));
       const id = newId();
       const dirId = newId();
@@ -132,10 +135,10 @@ export function createWatchedService(deps: WatchedDeps) {
      * and the new path scanned in the background, under the same rules as create.
      */
     async update(actor: Actor, id: string, input: unknown): Promise<WatchedFolderDto> {
-      requirePermission(actor, "org:admin");
+      requireInstanceAdmin(actor, "changing a watched folder");
       const q = parseInput(UpdateWatchedFolderInput, input ?? {});
       const row = folderOf(actor, id);
-      const root = q.path === undefined ? undefined : await checkedRoot(q.path, row.id);
+      const root = q.path === undefined ? undefined : await checkedRoot(actor.organizationId, q.path, row.id);
       const mount = repo.mountRow(row.id);
       if (q.name !== undefined && mount) {
         const name = normalizeName(q.name);
@@ -163,7 +166,7 @@ export function createWatchedService(deps: WatchedDeps) {
 
     /** Unmounts: stops watching and removes the folder's rows (the host files are never touched). */
     async remove(actor: Actor, id: string): Promise<void> {
-      requirePermission(actor, "org:admin");
+      requireInstanceAdmin(actor, "unmounting a watched folder");
       const row = folderOf(actor, id);
       await runtime.stop(row.id);
       // The folder leaves the tree at once; its rows follow in batches that never hold the event loop long.
@@ -173,7 +176,7 @@ export function createWatchedService(deps: WatchedDeps) {
 
     /** Queues a rescan (POST /watched-folders/:id/scan) and answers at once. */
     scan(actor: Actor, id: string, input: unknown): WatchedFolderDto {
-      requirePermission(actor, "org:admin");
+      requireInstanceAdmin(actor, "scanning a watched folder");
       const q = parseInput(ScanInput, input ?? {});
       const row = folderOf(actor, id);
       void runtime.scan(row.id, q.full ?? false);
@@ -242,14 +245,6 @@ function toDto(row: WatchedFolderRow): WatchedFolderDto {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
-}
-
-function realOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
 }
 
 export type WatchedService = ReturnType<typeof createWatchedService>;
