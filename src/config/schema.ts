@@ -116,6 +116,13 @@ export const configSchema = z.object({
       auth_per_minute: int(1, 10_000_000).default(10),
       /** Requests per minute per authenticated user. */
       user_per_minute: int(1, 10_000_000).default(1000),
+      /**
+       * Media requests per minute per authenticated user: streams, ranges
+       * (also through a stream token) and thumbnails. A budget apart from
+       * user_per_minute, so scrubbing a video or scrolling a photo grid never
+       * starves the API, and a busy API never stops a playing video.
+       */
+      media_per_minute: int(1, 10_000_000).default(20_000),
       /** Most distinct clients remembered per limiter; the oldest are forgotten first. */
       max_tracked_clients: int(100, 10_000_000).default(100_000),
     })

@@ -32,7 +32,10 @@ export function createApp(ctx: AppContext, limits: RateLimits): Router {
   const ipLimit = (name: string, l: RateLimiter): MiddlewareHandler<Env> =>
     rl.enabled ? rateLimit({ name, limiter: l, metrics: ctx.metrics, key: (c) => c.get("clientIp") }) : off;
   const guards: Guards = {
-    auth: (permission) => requireAuth(ctx, { user: limits.user, ip: limits.ip }, permission),
+    auth: (permission) => requireAuth(ctx, { user: limits.user, budget: "user", ip: limits.ip }, permission),
+    media: (permission) =>
+      requireAuth(ctx, { user: limits.media, budget: "media", ip: limits.ip }, permission),
+    mediaBudget: limits.media,
     login: ipLimit("login", limits.login),
     authEndpoints: ipLimit("auth", limits.auth),
   };

@@ -2,6 +2,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { validationError } from "../domain/parse-input.ts";
 import { ERRORS } from "../errors.ts";
+import type { RateLimiter } from "../platform/rate-limiter.ts";
 import type { Env, Router } from "./env.ts";
 
 /**
@@ -20,6 +21,14 @@ export function newRouter(): Router {
 export interface Guards {
   /** Authenticate (401), per-user rate limit, and check `permission` at the entry (403). */
   auth(permission?: string): MiddlewareHandler<Env>;
+  /**
+   * `auth` for media reads (streams, ranges, thumbnails, HLS): the same checks,
+   * counted against the user's media budget (rate_limit.media_per_minute)
+   * instead of the API budget, so scrubbing never starves the API nor the reverse.
+   */
+  media(permission?: string): MiddlewareHandler<Env>;
+  /** The per-user media limiter, for stream-token requests (counted against the token's user). */
+  mediaBudget: RateLimiter;
   /** Per-IP limit shared by login and register. */
   login: MiddlewareHandler<Env>;
   /** Per-IP limit of the other auth endpoints (refresh, logout, ...). */

@@ -78,6 +78,8 @@ export interface RateLimits {
   auth: RateLimiter;
   /** Per authenticated user, REST and RPC together. */
   user: RateLimiter;
+  /** Per authenticated user: media reads (streams, ranges, stream tokens, thumbnails). */
+  media: RateLimiter;
 }
 
 /** Builds the limiters from the `rate_limit` config section. */
@@ -86,6 +88,7 @@ export function createRateLimits(rl: {
   login_per_minute: number;
   auth_per_minute: number;
   user_per_minute: number;
+  media_per_minute: number;
   max_tracked_clients: number;
 }): RateLimits {
   const perAddress = (limit: number) =>
@@ -95,6 +98,7 @@ export function createRateLimits(rl: {
     login: perAddress(rl.login_per_minute),
     auth: perAddress(rl.auth_per_minute),
     user: new RateLimiter(rl.user_per_minute, rl.max_tracked_clients),
+    media: new RateLimiter(rl.media_per_minute, rl.max_tracked_clients),
   };
 }
 

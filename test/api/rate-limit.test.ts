@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { upload } from "../helpers/files.ts";
 import { ADMIN_PASSWORD, startServer, type TestServer } from "../helpers/server.ts";
 
 const SECURITY_HEADERS = ["content-security-policy", "x-frame-options", "x-content-type-options"];
@@ -136,6 +137,74 @@ describe("rate limits", () => {
       expect(refused.status).toBe(429);
       expect(refused.body.error.code).toBe("RATE_LIMIT_EXCEEDED");
       expect(refused.headers.get("x-ratelimit-limit")).toBe("2");
+    });
+  });
+
+  describe("counting", () => {
+    it("counts an unauthenticated request to a protected route once", async () => {
+      const s = await startServer({ rate_limit: { global_per_minute: 4 } });
+      try {
+        const statuses = [];
+        for (let i = 0; i < 5; i++) statuses.push((await s.api("GET", "/api/v1/files")).status);
+        expect(statuses).toEqual([401, 401, 401, 401, 429]);
+      } finally {
+        await s.close();
+      }
+    });
+  });
+
+  describe("media budget", () => {
+    let s: TestServer;
+    let token: string;
+    let fileId: string;
+    beforeAll(async () => {
+      s = await startServer({
+        rate_limit: { global_per_minute: 3, user_per_minute: 4, media_per_minute: 30 },
+      });
+      token = await s.login("admin", ADMIN_PASSWORD); // 1 of the address's 3
+      const up = await upload(s, token, "clip.mp4", new Uint8Array(64 * 1024), { type: "video/mp4" });
+      expect(up.status).toBe(201);
+      fileId = up.body.id;
+    });
+    afterAll(() => s.close());
+
+    it("counts stream-token requests against the token's user, never the address", async () => {
+      const st = await s.api("POST", `/api/v1/files/${fileId}/stream-token`, { token });
+      expect(st.status).toBe(200);
+      // Scrubbing: far more range requests than the address's whole budget.
+      for (let i = 0; i < 12; i++) {
+        const r = await s.api("GET", `/api/v1/files/${fileId}/stream?st=${st.body.token}`, {
+          headers: { range: `bytes=${i * 1024}-${i * 1024 + 1023}` },
+        });
+        expect([i, r.status]).toEqual([i, 206]);
+        expect(r.headers.get("x-ratelimit-limit")).toBe("30");
+      }
+      // The address still has its own budget for anonymous traffic...
+      expect((await s.api("GET", "/swagger/doc.json")).status).toBe(200);
+      // ...and a made-up token is anonymous traffic: it costs the address.
+      expect((await s.api("GET", `/api/v1/files/${fileId}/stream?st=made-up`)).status).toBe(401);
+      expect((await s.api("GET", "/swagger/doc.json")).status).toBe(429);
+    });
+
+    it("keeps streams and thumbnails playing when the API budget is spent, and the reverse", async () => {
+      const api: number[] = [];
+      for (let i = 0; i < 4; i++) api.push((await s.api("GET", "/api/v1/auth/profile", { token })).status);
+      expect(api).toContain(429);
+      const stream = await s.api("GET", `/api/v1/files/${fileId}/stream`, {
+        token,
+        headers: { range: "bytes=0-99" },
+      });
+      expect(stream.status).toBe(206);
+      const thumb = await s.api("GET", `/api/v1/files/${fileId}/thumbnail`, { token });
+      expect(thumb.status).not.toBe(429);
+      // Spend the media budget: the stream is refused, with the media limit in the headers.
+      let last = 0;
+      for (let i = 0; i < 30 && last !== 429; i++) {
+        last = (
+          await s.api("GET", `/api/v1/files/${fileId}/stream`, { token, headers: { range: "bytes=0-9" } })
+        ).status;
+      }
+      expect(last).toBe(429);
     });
   });
 

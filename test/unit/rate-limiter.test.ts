@@ -56,6 +56,7 @@ describe("RateLimiter", () => {
       login_per_minute: 1,
       auth_per_minute: 1,
       user_per_minute: 1,
+      media_per_minute: 1,
       max_tracked_clients: 100,
     });
     expect(limits.ip.hit("2001:db8:1:2::a").allowed).toBe(true);

@@ -39,16 +39,24 @@ export async function authenticate(
  */
 export function requireAuth(
   ctx: AppContext,
-  limits: { user: RateLimiter; ip: RateLimiter },
+  limits: {
+    /** The per-user budget this route draws on, and its name in metrics ("user" or "media"). */
+    user: RateLimiter;
+    budget: string;
+    ip: RateLimiter;
+  },
   permission?: string,
 ): MiddlewareHandler<Env> {
   return async function requireAuthMiddleware(c, next) {
     let actor: Awaited<ReturnType<typeof authenticate>>;
+    const headers = { get: (n: string) => c.req.header(n) };
     try {
-      actor = await authenticate(ctx, { get: (n) => c.req.header(n) });
+      actor = await authenticate(ctx, headers);
     } catch (err) {
-      // Failed credentials count against the client's address, so guessing is limited.
-      if (ctx.cfg.rate_limit.enabled) {
+      // A failed credential counts against the client's address, so guessing
+      // is limited. A request with no credential at all was already counted
+      // once, as anonymous traffic, by the global limit: not twice.
+      if (ctx.cfg.rate_limit.enabled && (headers.get("authorization") || headers.get("x-api-key"))) {
         const refused = checkRateLimit(c, "global", limits.ip, ctx.metrics, c.get("clientIp"));
         if (refused) return refused;
       }
@@ -56,7 +64,7 @@ export function requireAuth(
     }
     c.set("actor", actor);
     if (ctx.cfg.rate_limit.enabled) {
-      const refused = checkRateLimit(c, "user", limits.user, ctx.metrics, actor.userId);
+      const refused = checkRateLimit(c, limits.budget, limits.user, ctx.metrics, actor.userId);
       if (refused) return refused;
     }
     if (permission) requirePermission(actor, permission);

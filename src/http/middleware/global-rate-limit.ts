@@ -27,6 +27,14 @@ export function globalRateLimit(opts: GlobalRateLimitOptions): MiddlewareHandler
     if (opts.exempt(c.req.path)) return next();
     const ip = c.get("clientIp");
     const headers = { get: (n: string) => c.req.header(n) };
+    if (c.req.query("st") !== undefined && !c.req.header("authorization") && !c.req.header("x-api-key")) {
+      // A stream token (?st=): streamTokenAuth counts a valid one against its
+      // user's media budget. Anything else (a bad token, a route that takes
+      // none) is anonymous traffic and costs the address, counted afterwards.
+      await next();
+      if (!c.get("actor")) limiter.hit(ip);
+      return;
+    }
     if (!c.req.header("authorization") && !c.req.header("x-api-key")) {
       const refused = checkRateLimit(c, "global", limiter, ctx.metrics, ip);
       return refused ?? next();

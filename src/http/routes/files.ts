@@ -191,7 +191,7 @@ export function filesRoutes(ctx: AppContext, guards: Guards): Router {
   const files = ctx.services.files;
   const read = guards.auth("file:read");
   const write = guards.auth("file:write");
-  const byToken = streamTokenAuth(ctx, read);
+  const byToken = streamTokenAuth(ctx, guards);
 
   r.openAPIRegistry.registerPath(uploadDoc);
   r.post("/files", write, (c) => handleUpload(ctx, c));

@@ -114,10 +114,11 @@ export function playbackRoutes(ctx: AppContext, guards: Guards): Router {
     "/playback-positions/*",
     "/files/:id/playback-position",
     "/files/:id/media-info",
-    "/files/:id/thumbnail",
   ]) {
     r.use(p, guards.auth());
   }
+  // A photo grid asks for hundreds of thumbnails a minute: the media budget.
+  r.use("/files/:id/thumbnail", guards.media());
   r.openapi(list, (c) =>
     c.json(
       playback.continueWatching(actorOf(c), c.req.valid("query")) as z.infer<typeof ContinueWatchingSchema>,

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppContext } from "../../context.ts";
 import { actorOf, type Env, type Router } from "../env.ts";
+import { checkRateLimit } from "../middleware/rate-limit.ts";
 import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
 
 const StreamTokenSchema = z
@@ -47,12 +48,23 @@ export function streamTokenRoutes(ctx: AppContext, guards: Guards): Router {
  * and the caller becomes a read-only actor (`file:read`) of the token's user;
  * without one, `fallback` (the usual guard) runs. Only those two routes use it.
  */
-export function streamTokenAuth(ctx: AppContext, fallback: MiddlewareHandler<Env>): MiddlewareHandler<Env> {
+export function streamTokenAuth(
+  ctx: AppContext,
+  guards: Pick<Guards, "media" | "mediaBudget">,
+): MiddlewareHandler<Env> {
+  const fallback = guards.media("file:read");
   return async function streamTokenAuthMiddleware(c, next) {
     const st = c.req.query("st");
     if (st === undefined) return fallback(c, next);
+    // A bad token is anonymous traffic: the global limit counts it (it sees no actor).
     const actor = await ctx.services.streamTokens.authenticate(st, c.req.param("id") ?? "");
     c.set("actor", actor);
+    // A good one counts against its user's media budget, never the address's:
+    // a player scrubbing behind a shared address must not run into a 429.
+    if (ctx.cfg.rate_limit.enabled) {
+      const refused = checkRateLimit(c, "media", guards.mediaBudget, ctx.metrics, actor.userId);
+      if (refused) return refused;
+    }
     await next();
   };
 }
