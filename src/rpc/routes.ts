@@ -10,6 +10,7 @@ import { SearchService } from "../gen/attic/v1/search_pb.ts";
 import { SettingsService } from "../gen/attic/v1/settings_pb.ts";
 import { WatchedFolderService } from "../gen/attic/v1/watched_folder_pb.ts";
 import type { RateLimits } from "../platform/rate-limiter.ts";
+import { decodeErrorsAsInvalidArgument } from "./decode-errors.ts";
 import { directoriesRpc } from "./directories.rpc.ts";
 import { filesRpc } from "./files.rpc.ts";
 import { filesystemRpc } from "./filesystem.rpc.ts";
@@ -19,6 +20,7 @@ import { playbackRpc } from "./playback.rpc.ts";
 import { registerReflection } from "./reflection.rpc.ts";
 import { searchRpc } from "./search.rpc.ts";
 import { settingsRpc } from "./settings.rpc.ts";
+import { idsInterceptor } from "./validate-ids.ts";
 import { watchedRpc } from "./watched.rpc.ts";
 
 /** Every service Attic serves, for reflection. */
@@ -58,7 +60,7 @@ function serviceOptions(ctx: AppContext, limits: RateLimits): Partial<UniversalH
   return {
     ...RPC_MESSAGE_LIMITS,
     jsonOptions: { useProtoFieldName: true, alwaysEmitImplicit: true, ignoreUnknownFields: false },
-    interceptors: [observeInterceptor(ctx), authInterceptor(ctx, limits)],
+    interceptors: [observeInterceptor(ctx), authInterceptor(ctx, limits), idsInterceptor()],
   };
 }
 
@@ -86,5 +88,6 @@ export function rpcRoutes(ctx: AppContext, limits: RateLimits): (router: Connect
     router.service(SettingsService, settingsRpc(ctx), options);
     // Schema only, like /swagger/rpc: no credentials, still counted and error-mapped.
     registerReflection(router, SERVICES, { ...options, interceptors: [observeInterceptor(ctx)] });
+    decodeErrorsAsInvalidArgument(router);
   };
 }

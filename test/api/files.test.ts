@@ -211,11 +211,12 @@ describe("files: read paths", () => {
     }
   });
 
-  it("answers 404 ERR_FILE_NOT_FOUND for unknown and malformed ids", async () => {
-    for (const id of ["01900000-0000-7000-8000-000000000000", "not-an-id"]) {
-      const r = await s.api("GET", `/api/v1/files/${id}`, { token });
-      expect(r.status).toBe(404);
-      expect(r.body.error.code).toBe("ERR_FILE_NOT_FOUND");
+  it("answers 404 ERR_FILE_NOT_FOUND for unknown ids, 400 for malformed ones", async () => {
+    const r = await s.api("GET", "/api/v1/files/01900000-0000-7000-8000-000000000000", { token });
+    expect([r.status, r.body.error.code]).toEqual([404, "ERR_FILE_NOT_FOUND"]);
+    for (const id of ["not-an-id", "%20", "01900000-0000-7000-8000-00000000000"]) {
+      const bad = await s.api("GET", `/api/v1/files/${id}`, { token });
+      expect([id, bad.status, bad.body.error.code]).toEqual([id, 400, "ERR_VALIDATION"]);
     }
   });
 

@@ -82,7 +82,7 @@ describe("playback positions", () => {
       duration_seconds: 2,
     });
     expect([missing.status, missing.body.error.code]).toEqual([404, "ERR_FILE_NOT_FOUND"]);
-    expect((await put("nope", { position_seconds: 1, duration_seconds: 2 })).status).toBe(404);
+    expect((await put("nope", { position_seconds: 1, duration_seconds: 2 })).status).toBe(400);
     expect((await s.api("GET", `/api/v1/playback-positions/${ids["ep3.mkv"]}`)).status).toBe(401);
   });
 

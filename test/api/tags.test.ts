@@ -117,7 +117,7 @@ describe("tags", () => {
     const file = ids.get("/Photos/sea.mp4")!;
     const missing = "0190a000-0000-7000-8000-00000000ffff";
     expect((await api("POST", `/files/${missing}/tags`, { tag_id: tag.id })).status).toBe(404);
-    expect((await api("POST", `/files/not-an-id/tags`, { tag_id: tag.id })).status).toBe(404);
+    expect((await api("POST", `/files/not-an-id/tags`, { tag_id: tag.id })).status).toBe(400);
     const noTag = await api("POST", `/files/${file}/tags`, { tag_id: missing });
     expect(noTag.status).toBe(404);
     expect((await api("POST", `/files/${file}/tags`, {})).status).toBe(400);

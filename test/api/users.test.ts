@@ -207,6 +207,6 @@ describe("users (org admin)", () => {
     expect(reset.status).toBe(404);
     const list = await s.api("GET", "/api/v1/users", { token: other.token });
     expect(list.body.users.map((u: { username: string }) => u.username)).toEqual(["outsider"]);
-    expect((await s.api("GET", "/api/v1/users/not-an-id", { token: admin })).status).toBe(404);
+    expect((await s.api("GET", "/api/v1/users/not-an-id", { token: admin })).status).toBe(400);
   });
 });

@@ -235,7 +235,7 @@ describe("watched folders", () => {
     expect((await s.api("GET", `/api/v1/files/${inside}`, { token })).status).toBe(404);
     expect((await s.api("GET", `/api/v1/files/${body.directory_id}`, { token })).status).toBe(404);
     mkdirSync(join(root, "still-writable"));
-    expect((await s.api("GET", "/api/v1/watched-folders/not-an-id", { token })).status).toBe(404);
+    expect((await s.api("GET", "/api/v1/watched-folders/not-an-id", { token })).status).toBe(400);
   });
 });
 

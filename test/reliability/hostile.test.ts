@@ -167,10 +167,9 @@ describe("hostile clients", () => {
     await healthy(s.url);
   });
 
-  // Known bug: connect-es maps a binary decode failure (here the protobuf recursion limit)
-  // to Code.Internal (500) where the JSON path answers invalid_argument. Remove `.fails`
-  // once the RPC layer maps it to a 4xx.
-  it.fails("refuses a deeply nested binary protobuf Struct over RPC with a 4xx", async () => {
+  // connect-es maps a binary decode failure (here the protobuf recursion limit) to
+  // Code.Internal; src/rpc/decode-errors.ts answers it invalid_argument, like JSON.
+  it("refuses a deeply nested binary protobuf Struct over RPC with a 4xx", async () => {
     const status = await updateSettings(
       "application/proto",
       new Uint8Array(settingsWithValue(nestedStructValue(50_000))),

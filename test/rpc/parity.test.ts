@@ -96,6 +96,33 @@ describe("REST and RPC answer the same failure alike", () => {
       wire: "ERR_FILE_NOT_FOUND",
     },
     {
+      name: "malformed file id",
+      rest: ["GET", "/api/v1/files/not-an-id"],
+      rpc: ["attic.v1.FileService/GetFile", { id: "not-an-id" }],
+      as: "admin",
+      status: 400,
+      code: "invalid_argument",
+      wire: "ERR_VALIDATION",
+    },
+    {
+      name: "malformed group id",
+      rest: ["GET", "/api/v1/groups/1'--"],
+      rpc: ["attic.v1.GroupService/GetGroup", { id: "1'--" }],
+      as: "admin",
+      status: 400,
+      code: "invalid_argument",
+      wire: "ERR_VALIDATION",
+    },
+    {
+      name: "empty directory id",
+      rest: ["GET", "/api/v1/directories/%20"],
+      rpc: ["attic.v1.DirectoryService/GetDirectory", { id: "" }],
+      as: "admin",
+      status: 400,
+      code: "invalid_argument",
+      wire: "ERR_VALIDATION",
+    },
+    {
       name: "directory not found",
       rest: ["GET", `/api/v1/directories/${randomUUID()}`],
       rpc: ["attic.v1.DirectoryService/GetDirectory", { id: randomUUID() }],
@@ -197,16 +224,29 @@ describe("REST and RPC answer the same failure alike", () => {
   });
 
   it("answers an undecodable protobuf body without internals", async () => {
-    // Like grpc-go, connect-es reports an unparseable binary message as INTERNAL; the
-    // message names the decoding problem only.
+    // connect-es reports an unparseable binary message as INTERNAL; src/rpc/decode-errors.ts
+    // answers it as the client's mistake it is, like the JSON path.
     const res = await fetch(`${s.url}/attic.v1.SettingsService/GetUserSettings`, {
       method: "POST",
       headers: { "content-type": "application/proto", authorization: `Bearer ${admin}` },
       body: new Uint8Array([0xff, 0xff, 0xff]),
     });
     const body = (await res.json()) as { code: string; message: string };
-    expect(["invalid_argument", "internal"]).toContain(body.code);
+    expect([res.status, body.code, res.headers.get("attic-error-code")]).toEqual([
+      400,
+      "invalid_argument",
+      "ERR_VALIDATION",
+    ]);
     expect(body.message).not.toMatch(/\.ts:\d+|node_modules|SELECT/);
+    // gRPC-Web carries the status in its trailer frame.
+    const frame = new Uint8Array([0, 0, 0, 0, 3, 0xff, 0xff, 0xff]);
+    const web = await fetch(`${s.url}/attic.v1.SettingsService/GetUserSettings`, {
+      method: "POST",
+      headers: { "content-type": "application/grpc-web+proto", authorization: `Bearer ${admin}` },
+      body: frame,
+    });
+    const text = Buffer.from(await web.arrayBuffer()).toString("latin1");
+    expect(text).toMatch(/grpc-status: ?3\b/);
   });
 });
 

@@ -32,13 +32,7 @@ export const DisplayName = z
 /** A role given by id or by name (case-insensitive). */
 export const RoleRef = z.string().min(1).max(100).openapi({ example: "Member" });
 
-export const IdParam = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(100)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
+export { IdParam } from "../ids.schemas.ts";
 
 /** `limit` (1–500, default 50) and `offset` (default 0) of list endpoints. */
 export const PageQuery = z.object({

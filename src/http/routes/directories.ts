@@ -12,15 +12,11 @@ import {
   RecursiveInput,
   TreeInput,
 } from "../../domain/files/files.schemas.ts";
+import { IdParam } from "../../domain/ids.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
 import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
-const Id = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
+const Id = IdParam;
 const Success = z.object({ success: z.boolean() });
 
 const DirectoryNodeSchema: z.ZodType<DirectoryNodeDto> = z

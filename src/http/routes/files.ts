@@ -10,6 +10,7 @@ import {
   RecursiveInput,
   UpdateFileInput,
 } from "../../domain/files/files.schemas.ts";
+import { IdParam } from "../../domain/ids.schemas.ts";
 import { actorOf, type Ctx, type Router } from "../env.ts";
 import { sendContent } from "../file-response.ts";
 import { receiveUpload } from "../multipart-upload.ts";
@@ -17,12 +18,7 @@ import { errorResponse, toAppError } from "../on-error.ts";
 import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 import { streamTokenAuth } from "./stream-token.ts";
 
-const Id = z.object({
-  id: z
-    .string()
-    .max(64)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
+const Id = IdParam;
 const Success = z.object({ success: z.boolean() }).openapi("Success");
 const binary = (description: string) => ({
   description,

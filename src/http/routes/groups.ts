@@ -10,17 +10,12 @@ import {
   GroupSchema,
   UpdateGroupInput,
 } from "../../domain/groups/groups.schemas.ts";
+import { pathId } from "../../domain/ids.schemas.ts";
 import { IdParam, PageQuery } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
 import { body, errorResponses, type Guards, json, newRouter, ok, SECURED } from "../router.ts";
 
-const MemberParams = IdParam.extend({
-  userId: z
-    .string()
-    .min(1)
-    .max(100)
-    .openapi({ param: { name: "userId", in: "path" } }),
-});
+const MemberParams = IdParam.extend({ userId: pathId("userId") });
 
 /** Group routes: reads need org:read, changes group:manage (both checked by the service). */
 function groupRoutes(guard: ReturnType<Guards["auth"]>) {

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
 import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
+import { pathId } from "../../domain/ids.schemas.ts";
 import {
   ContinueWatchingInput,
   ContinueWatchingSchema,
@@ -12,9 +13,7 @@ import { THUMBNAIL_SIZES } from "../../domain/playback/thumbnails.service.ts";
 import { actorOf, type Router } from "../env.ts";
 import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
-const IdParam = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, description: "File id" }),
-});
+const IdParam = z.object({ id: pathId("id", "File id") });
 
 const route = <T extends Parameters<typeof createRoute>[0]>(r: T) =>
   createRoute({ ...r, tags: ["Playback positions"], security: SECURED });

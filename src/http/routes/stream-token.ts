@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppContext } from "../../context.ts";
+import { IdParam } from "../../domain/ids.schemas.ts";
 import { actorOf, type Env, type Router } from "../env.ts";
 import { checkRateLimit } from "../middleware/rate-limit.ts";
 import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
@@ -24,7 +25,7 @@ const issueRoute = createRoute({
     "is accepted only as the `st` query parameter of GET /files/{id}/stream and GET /files/{id}/download " +
     "of the same file, and nowhere else.",
   security: SECURED,
-  request: { params: z.object({ id: z.string().min(1).max(64) }) },
+  request: { params: IdParam },
   responses: {
     200: { description: "Token", content: { "application/json": { schema: StreamTokenSchema } } },
     ...errorResponses(401, 403, 404, 429),

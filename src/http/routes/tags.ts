@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
 import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
+import { IdParam, pathId } from "../../domain/ids.schemas.ts";
 import {
   AttachTagsInput,
   CreateTagInput,
@@ -11,11 +12,8 @@ import {
 import { actorOf, type Router } from "../env.ts";
 import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
-const TagIdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
-const FileTagParams = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, description: "File id" }),
-  tagId: z.string().openapi({ param: { name: "tagId", in: "path" } }),
-});
+const TagIdParam = IdParam;
+const FileTagParams = z.object({ id: pathId("id", "File id"), tagId: pathId("tagId") });
 const FileTagsSchema = z.object({ tags: z.array(TagSchema) }).openapi("FileTags");
 
 const route = <T extends Parameters<typeof createRoute>[0]>(r: T) =>

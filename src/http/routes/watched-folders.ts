@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
 import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
 import { FileListSchema } from "../../domain/files/files.schemas.ts";
+import { IdParam } from "../../domain/ids.schemas.ts";
 import {
   CreateWatchedFolderInput,
   ListFilesInput,
@@ -12,7 +13,6 @@ import {
 import { actorOf, type Router } from "../env.ts";
 import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
-const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });
 const FolderList = z.object({ folders: z.array(WatchedFolderSchema) }).openapi("WatchedFolderList");
 
 const route = <T extends Parameters<typeof createRoute>[0]>(r: T) =>
