@@ -28,6 +28,7 @@ export function watchedRpc(ctx: AppContext): Partial<ServiceImpl<typeof WatchedF
       watchedFolder: watchedFolderToProto(
         await watched().update(actorOf(call), req.id, {
           ...(req.name !== undefined ? { name: req.name } : {}),
+          ...(req.path !== undefined ? { path: req.path } : {}),
         }),
       ),
     }),
@@ -36,7 +37,7 @@ export function watchedRpc(ctx: AppContext): Partial<ServiceImpl<typeof WatchedF
       return { success: true };
     },
     scanWatchedFolder: (req, call) => ({
-      watchedFolder: watchedFolderToProto(watched().scan(actorOf(call), req.id, {})),
+      watchedFolder: watchedFolderToProto(watched().scan(actorOf(call), req.id, { full: req.full })),
     }),
     listWatchedFolderFiles: (req, call) =>
       filesPageToProto(watched().listFiles(actorOf(call), req.id, pageFromProto(req))),

@@ -136,6 +136,18 @@ describe("the other RPC services", () => {
     );
     const renamed = await watched.updateWatchedFolder({ id: watchedFolder!.id, name: "Songs" });
     expect(renamed.watchedFolder?.name).toBe("Songs");
+    // A new host path over RPC as over REST: the index follows it; a full scan is accepted.
+    const moved = join(host, "library2");
+    mkdirSync(moved);
+    writeFileSync(join(moved, "tune.flac"), "fLaC");
+    const repointed = await watched.updateWatchedFolder({ id: watchedFolder!.id, path: moved });
+    expect(repointed.watchedFolder?.path).toBe(moved);
+    await watched.scanWatchedFolder({ id: watchedFolder!.id, full: true });
+    for (let i = 0; i < 100 && !names.includes("tune.flac"); i++) {
+      names = (await watched.listWatchedFolderFiles({ id: watchedFolder!.id })).files.map((f) => f.name);
+      if (!names.includes("tune.flac")) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(names).toEqual(["tune.flac"]);
     expect(await codeOf(watched.createWatchedFolder({ name: "etc", path: "/etc" }))).toMatch(
       /PermissionDenied|InvalidArgument/,
     );

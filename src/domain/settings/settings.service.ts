@@ -1,6 +1,7 @@
 import { AppError } from "../../errors.ts";
 import { nowIso } from "../../platform/ids.ts";
 import { type Actor, requirePermission } from "../actor.ts";
+import { parseInput } from "../parse-input.ts";
 import type { SettingsOwner, SettingsRepo } from "./settings.repo.ts";
 import { SETTINGS_LIMITS, type Settings, SettingsUpdateInput } from "./settings.schemas.ts";
 
@@ -22,17 +23,10 @@ export function createSettingsService(deps: { repo: SettingsRepo }) {
   };
 
   const update = (o: SettingsOwner, input: unknown): Settings => {
-    const parsed = SettingsUpdateInput.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const path = issue?.path.join(".");
-      throw new AppError("VALIDATION", `${path ? `${path}: ` : ""}${issue?.message ?? "invalid settings"}`, {
-        issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-      });
-    }
+    const data = parseInput(SettingsUpdateInput, input);
     const set: [string, unknown][] = [];
     const remove: string[] = [];
-    for (const [key, value] of Object.entries(parsed.data)) {
+    for (const [key, value] of Object.entries(data)) {
       if (value === null || value === undefined) remove.push(key);
       else set.push([key, checkValue(key, value)]);
     }
