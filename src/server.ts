@@ -85,6 +85,11 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     metrics,
     log,
     maxUploadBytes: cfg.storage.max_upload_bytes,
+    limits: {
+      maxCopyItems: cfg.storage.max_copy_items,
+      maxPathLength: cfg.storage.max_path_length,
+      maxDepth: cfg.storage.max_depth,
+    },
   });
   const accounts = createAccountServices({ db, cfg, tokens, passwords, metrics });
   const services: Services = {

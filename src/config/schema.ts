@@ -78,6 +78,12 @@ export const configSchema = z.object({
       data_dir: z.string().min(1).default("./data"),
       /** Largest upload in bytes; larger answers 413 (0: no limit). */
       max_upload_bytes: int(0, Number.MAX_SAFE_INTEGER).default(0),
+      /** Most items one copy may create (a directory with its subtree); more answers 400. */
+      max_copy_items: int(1, 10_000_000).default(50_000),
+      /** Longest path in the tree, in characters ("/" separators included); longer answers 400. */
+      max_path_length: int(255, 65_536).default(4096),
+      /** Deepest nesting of the tree (a top-level item is at depth 1); deeper answers 400. */
+      max_depth: int(8, 10_000).default(256),
     })
     .strict()
     .prefault({}),

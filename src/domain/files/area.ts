@@ -7,7 +7,7 @@ import { createDirectoriesService } from "./directories.service.ts";
 import { createFilesRepo, type FilesRepo } from "./files.repo.ts";
 import { createFilesService } from "./files.service.ts";
 import { createTrashService } from "./trash.service.ts";
-import { createTree } from "./tree.ts";
+import { createTree, type TreeLimits } from "./tree.ts";
 
 /**
  * Builds the storage engine and the three services over it (files,
@@ -20,12 +20,16 @@ export function createFileServices(deps: {
   metrics: Metrics;
   log: Logger;
   maxUploadBytes: number;
+  limits: TreeLimits;
 }) {
   const blobs = new BlobStore(deps.dataDir);
   const swept = blobs.sweepTemp();
   if (swept > 0) deps.log.warn({ count: swept }, "removed temp files of interrupted uploads");
   const repo = createFilesRepo(deps.db);
-  const tree = createTree(deps.db, repo);
+  const tree = createTree(deps.db, repo, deps.limits);
+  const unfinished = repo.dropUnfinishedCopies();
+  if (unfinished > 0)
+    deps.log.warn({ rows: unfinished }, "removed the hidden rows of copies a stop interrupted");
   const common = { ...deps, repo, tree, blobs };
   void sweepOrphanBlobs(repo, blobs, deps.log);
   return {

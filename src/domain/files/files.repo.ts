@@ -20,6 +20,17 @@ export function createFilesRepo(db: Db) {
       UNION ALL
       SELECT f.id, sub.depth + 1 FROM files f JOIN sub ON f.parent_id = sub.id
     ) SELECT id, depth FROM sub`);
+  // The live subtree only (a deleted directory hides its own), stopped after `limit` rows.
+  const liveStatsStmt = sqlite.prepare<
+    [string, string, number],
+    { n: number; longest: number | null; deepest: number | null }
+  >(`
+    WITH RECURSIVE sub(id, len, depth) AS (
+      SELECT id, length(path), 0 FROM files WHERE id = ? AND organization_id = ? AND is_deleted = 0
+      UNION ALL
+      SELECT f.id, length(f.path), sub.depth + 1 FROM files f JOIN sub ON f.parent_id = sub.id
+      WHERE f.is_deleted = 0
+    ) SELECT count(*) AS n, max(len) AS longest, max(depth) AS deepest FROM (SELECT * FROM sub LIMIT ?)`);
   const ancestorsStmt = sqlite.prepare<[string, string], { id: string }>(`
     WITH RECURSIVE up(id, parent_id) AS (
       SELECT id, parent_id FROM files WHERE id = ? AND organization_id = ?
@@ -148,6 +159,29 @@ export function createFilesRepo(db: Db) {
         .run();
     },
 
+    /**
+     * Size of `rootId`'s live subtree, counting at most `limit` rows: how many
+     * rows, the longest path among them and the deepest level below the root.
+     */
+    liveSubtreeStats(orgId: string, rootId: string, limit: number) {
+      const r = liveStatsStmt.get(rootId, orgId, limit);
+      return { count: r?.n ?? 0, longestPath: r?.longest ?? 0, depthBelow: r?.deepest ?? 0 };
+    },
+
+    /** Makes the rows of an unfinished copy (`batch`) live, all at once. */
+    publishBatch(orgId: string, batch: string): number {
+      return db
+        .update(files)
+        .set({ is_deleted: false, deleted_at: null, delete_batch: null })
+        .where(and(eq(files.organization_id, orgId), eq(files.delete_batch, batch)))
+        .run().changes;
+    },
+
+    /** Removes copies a crash interrupted (their rows are hidden, batch "copy:…"); returns how many rows. */
+    dropUnfinishedCopies(): number {
+      return sqlite.prepare("DELETE FROM files WHERE delete_batch LIKE 'copy:%'").run().changes;
+    },
+
     /** Rewrites the `path` prefix of every descendant of `rootId` (not the root itself). */
     rewriteDescendantPaths(orgId: string, rootId: string, oldPrefix: string, newPrefix: string): void {
       rewriteStmt.run(rootId, orgId, newPrefix, oldPrefix.length + 1);
@@ -196,7 +230,8 @@ export function createFilesRepo(db: Db) {
       const owner = ownerId === undefined ? sql`1` : sql`f.owner_id = ${ownerId}`;
       const base = sql`FROM files f LEFT JOIN files p ON p.id = f.parent_id
         WHERE f.organization_id = ${orgId} AND f.is_deleted = 1 AND ${owner}
-          AND (p.id IS NULL OR p.is_deleted = 0 OR p.delete_batch IS NOT f.delete_batch)`;
+          AND (p.id IS NULL OR p.is_deleted = 0 OR p.delete_batch IS NOT f.delete_batch)
+          AND (f.delete_batch IS NULL OR f.delete_batch NOT LIKE 'copy:%')`;
       const ids = db.all<{ id: string }>(
         sql`SELECT f.id ${base} ORDER BY f.deleted_at DESC, f.name LIMIT ${page.limit} OFFSET ${page.offset}`,
       );

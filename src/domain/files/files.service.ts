@@ -140,7 +140,7 @@ export function createFilesService(deps: FilesDeps) {
       const to = { parentId: q.destination_parent_id ?? null, name };
       const ingested = await ingestForCopy(actor, id);
       try {
-        return dto(tree.copy(actor, id, to, (r) => ingested.get(r.id)));
+        return dto(await tree.copy(actor, id, to, (r) => ingested.get(r.id)));
       } finally {
         for (const { hash } of ingested.values()) {
           blobs.release(hash);

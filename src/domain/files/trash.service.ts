@@ -6,6 +6,7 @@ import { type FileDto, toFileDtos, toTaggedFileDto } from "./files.dto.ts";
 import type { FileRow } from "./files.repo.ts";
 import { PageInput, parseInput } from "./files.schemas.ts";
 import type { FilesDeps } from "./files.service.ts";
+import { COPY_BATCH } from "./tree.ts";
 
 /**
  * The trash: soft-deleted items until restored or purged. Members see and
@@ -21,7 +22,10 @@ export function createTrashService(deps: Omit<FilesDeps, "maxUploadBytes">) {
   /** A deleted row the actor may act on; 404 when missing, live or another organization's. */
   function trashed(actor: Actor, id: string): FileRow {
     const row = isId(id) ? repo.get(actor.organizationId, id, true) : undefined;
-    if (!row?.is_deleted) throw new AppError("FILE_NOT_FOUND", "no such item in the trash");
+    // A copy still being written is hidden the same way, but is not in the trash.
+    if (!row?.is_deleted || row.delete_batch?.startsWith(COPY_BATCH)) {
+      throw new AppError("FILE_NOT_FOUND", "no such item in the trash");
+    }
     if (row.owner_id !== actor.userId && !isAdmin(actor)) {
       throw new AppError("PERMISSION_DENIED", "only the owner or an administrator may do this");
     }

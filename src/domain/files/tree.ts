@@ -9,6 +9,25 @@ import { childPath } from "./names.ts";
 /** Content for a copied row that has no blob of its own (a watched file ingested beforehand). */
 type BlobOf = (row: FileRow) => { hash: string; size: number } | undefined;
 
+/** Bounds on the shape of the tree (config `storage.*`). */
+export interface TreeLimits {
+  maxCopyItems: number;
+  maxPathLength: number;
+  maxDepth: number;
+}
+
+/** `delete_batch` prefix of the hidden rows of a copy being written. */
+export const COPY_BATCH = "copy:";
+/** Rows a copy writes per transaction before it lets other work run. */
+const COPY_CHUNK = 1000;
+
+/** How deep a path is: "/a" is 1, "/a/b" is 2. */
+const depthOf = (path: string) => {
+  let n = 0;
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 47) n++;
+  return n;
+};
+
 /**
  * The rules of one organization's tree, shared by the file, directory and
  * trash operations: lookups that answer 404 for other organizations, parent
@@ -16,7 +35,7 @@ type BlobOf = (row: FileRow) => { hash: string; size: number } | undefined;
  * Every change runs in one SQLite transaction (synchronous, so two moves
  * cannot interleave and the tree stays acyclic).
  */
-export function createTree(db: Db, repo: FilesRepo) {
+export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits) {
   const tx = <T>(fn: () => T): T => db.$client.transaction(fn).immediate();
 
   function live(actor: Actor, id: string, code: ErrorCode = "FILE_NOT_FOUND"): FileRow {
@@ -39,6 +58,41 @@ export function createTree(db: Db, repo: FilesRepo) {
     if (row.type !== "directory")
       throw new AppError("VALIDATION", "parent is not a directory", { parent_id: parentId });
     return row;
+  }
+
+  /**
+   * Refuses a place in the tree past the limits: `path` is where an item goes,
+   * `below` how much its subtree adds (longest extra characters, extra levels).
+   * Long paths cost every row they are stored and indexed in.
+   */
+  function fits(path: string, below: { chars: number; levels: number } = { chars: 0, levels: 0 }): void {
+    const length = path.length + below.chars;
+    if (length > limits.maxPathLength) {
+      throw new AppError(
+        "VALIDATION",
+        `path too long: ${length} characters (storage.max_path_length is ${limits.maxPathLength})`,
+        {
+          max_path_length: limits.maxPathLength,
+        },
+      );
+    }
+    const depth = depthOf(path) + below.levels;
+    if (depth > limits.maxDepth) {
+      throw new AppError(
+        "VALIDATION",
+        `tree too deep: ${depth} levels (storage.max_depth is ${limits.maxDepth})`,
+        {
+          max_depth: limits.maxDepth,
+        },
+      );
+    }
+  }
+
+  /** What `row`'s subtree adds below it, for `fits`. */
+  function extentBelow(org: string, row: FileRow): { chars: number; levels: number } {
+    if (row.type !== "directory") return { chars: 0, levels: 0 };
+    const s = repo.liveSubtreeStats(org, row.id, Number.MAX_SAFE_INTEGER);
+    return { chars: Math.max(0, s.longestPath - row.path.length), levels: s.depthBelow };
   }
 
   /** Watched-folder rows mirror the host: the tree may not change them. */
@@ -71,6 +125,7 @@ export function createTree(db: Db, repo: FilesRepo) {
   ): string {
     const org = actor.organizationId;
     nameFree(org, parent?.id ?? null, name);
+    fits(childPath(parent?.path, name));
     const id = newId();
     conflictOnUnique("an item with that name already exists here", () =>
       repo.insert({
@@ -110,6 +165,7 @@ export function createTree(db: Db, repo: FilesRepo) {
       if (name === row.name && parentId === row.parent_id) return row;
       nameFree(org, parentId, name, row.id);
       const path = childPath(target?.path, name);
+      fits(path, extentBelow(org, row));
       conflictOnUnique("an item with that name already exists here", () =>
         repo.update(org, row.id, { name, parent_id: parentId, path, updated_at: nowIso() }),
       );
@@ -122,37 +178,88 @@ export function createTree(db: Db, repo: FilesRepo) {
    * Copies `id` under `parentId` as `name`: a file shares its blob, a
    * directory copies its live subtree. `blobOf` supplies content for rows
    * that have no blob (watched files, ingested by the caller beforehand).
+   * At most `maxCopyItems` rows (400 beyond). A small copy is one
+   * transaction; a large one writes its rows hidden, COPY_CHUNK per
+   * transaction, yielding in between so other requests go on, and publishes
+   * them all in one statement at the end: nobody ever sees half a copy, and
+   * a crash leaves only hidden rows that the next start removes.
    */
-  function copy(
+  async function copy(
     actor: Actor,
     id: string,
     to: { parentId: string | null; name?: string },
     blobOf: BlobOf = () => undefined,
-  ): FileRow {
+  ): Promise<FileRow> {
     const org = actor.organizationId;
-    return tx(() => {
+    const checkTarget = () => {
       const src = live(actor, id);
       const target = parent(actor, to.parentId);
       writable(target, "destination");
       notIntoItself(org, src, target);
       const name = to.name ?? src.name;
       nameFree(org, target?.id ?? null, name);
-      const plan = { src, name, parentId: target?.id ?? null, path: childPath(target?.path, name) };
-      const rootId = conflictOnUnique("an item with that name already exists here", () =>
-        insertCopies(actor, liveSubtree(org, src), plan, blobOf),
-      );
-      return repo.get(org, rootId) as FileRow;
+      return { src, name, parentId: target?.id ?? null, path: childPath(target?.path, name) };
+    };
+    const { plan, rows } = tx(() => {
+      const plan = checkTarget();
+      const stats = repo.liveSubtreeStats(org, plan.src.id, limits.maxCopyItems + 1);
+      if (stats.count > limits.maxCopyItems) {
+        throw new AppError(
+          "VALIDATION",
+          `a copy may create at most ${limits.maxCopyItems} items (storage.max_copy_items); this one has more`,
+          { max_copy_items: limits.maxCopyItems },
+        );
+      }
+      fits(plan.path, {
+        chars: Math.max(0, stats.longestPath - plan.src.path.length),
+        levels: stats.depthBelow,
+      });
+      return { plan, rows: liveSubtree(org, plan.src) };
     });
+    if (rows.length <= COPY_CHUNK) {
+      return tx(() => {
+        const fresh = checkTarget();
+        const rootId = conflictOnUnique("an item with that name already exists here", () =>
+          insertCopies(actor, rows, fresh, blobOf, undefined),
+        );
+        return repo.get(org, rootId) as FileRow;
+      });
+    }
+    const batch = `${COPY_BATCH}${newId()}`;
+    const ids = new Map<string, string>();
+    try {
+      for (let i = 0; i < rows.length; i += COPY_CHUNK) {
+        tx(() => insertCopies(actor, rows.slice(i, i + COPY_CHUNK), plan, blobOf, { batch, ids }));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return tx(() => {
+        const fresh = checkTarget();
+        if (fresh.parentId !== plan.parentId || fresh.path !== plan.path) {
+          throw new AppError("CONFLICT", "the destination changed while the copy was written; try again");
+        }
+        conflictOnUnique("an item with that name already exists here", () => repo.publishBatch(org, batch));
+        return repo.get(org, ids.get(plan.src.id) as string) as FileRow;
+      });
+    } catch (err) {
+      const rootId = ids.get(plan.src.id);
+      if (rootId) tx(() => repo.purge(org, rootId));
+      throw err;
+    }
   }
 
-  /** Inserts copies of `rows` (parents first) under the plan's new root; returns the new root's id. */
+  /**
+   * Inserts copies of `rows` (parents first) under the plan's new root;
+   * returns the new root's id. `hidden` writes them deleted in a copy batch
+   * (a large copy in chunks; `ids` maps source ids to copies across chunks).
+   */
   function insertCopies(
     actor: Actor,
     rows: readonly FileRow[],
     plan: { src: FileRow; name: string; parentId: string | null; path: string },
     blobOf: BlobOf,
+    hidden: { batch: string; ids: Map<string, string> } | undefined,
   ): string {
-    const ids = new Map<string, string>();
+    const ids = hidden?.ids ?? new Map<string, string>();
     const now = nowIso();
     for (const r of rows) {
       const isRoot = r.id === plan.src.id;
@@ -177,6 +284,7 @@ export function createTree(db: Db, repo: FilesRepo) {
         created_at: now,
         updated_at: now,
         accessed_at: now,
+        ...(hidden ? { is_deleted: true, deleted_at: now, delete_batch: hidden.batch } : {}),
       });
     }
     return ids.get(plan.src.id) as string;
