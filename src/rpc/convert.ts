@@ -45,6 +45,8 @@ export function fileToProto(f: FileDto): FileInit {
     tags: f.tags.map(tagToProto),
     isDeleted: f.is_deleted,
     ...(f.deleted_at ? { deletedAt: f.deleted_at } : {}),
+    readOnly: f.read_only,
+    isOffline: f.is_offline,
   };
 }
 

@@ -40,6 +40,8 @@ describe("files: upload", () => {
       permissions: "",
       tags: [],
       is_deleted: false,
+      read_only: false,
+      is_offline: false,
     });
     expect(r.body.parent_id).toBeUndefined();
     expect(r.body.deleted_at).toBeUndefined();

@@ -263,6 +263,11 @@ describe("watched folders in the tree, and across restarts", () => {
         "Season 1",
         "cover.jpg",
       ]);
+      // The payload says what the UI may offer: nothing that writes.
+      for (const x of children.body.files)
+        expect([x.name, x.read_only, x.is_offline]).toEqual([x.name, true, false]);
+      const mount = await s.api("GET", `/api/v1/files/${created.body.directory_id}`, { token });
+      expect(mount.body.read_only).toBe(true);
       const found = await s.api("GET", "/api/v1/search?q=pilot", { token });
       expect(found.body.files.map((x: { path: string }) => x.path)).toEqual([
         "/Library/Shows/Season 1/Pilot Episode.mkv",

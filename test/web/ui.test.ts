@@ -340,6 +340,13 @@ describe.skipIf(missing("web UI", "/usr/bin/chromium", "ffmpeg"))("web UI", () =
     await card.getByRole("button", { name: "Scan now" }).click();
     await page.getByText("Scanning Library").waitFor();
     await ui.shot("laptop-watched");
+    // Inside it the browser offers nothing that writes: the server says read_only.
+    const folders = await s.api("GET", "/api/v1/watched-folders", { token });
+    const library = folders.body.folders.find((w: { name: string }) => w.name === "Library");
+    await page.goto(`${s.url}/d/${library.directory_id}`);
+    await page.locator('[data-name="Films"]').waitFor();
+    expect(await page.getByRole("button", { name: "Upload", exact: true }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "New folder" }).count()).toBe(0);
   });
 
   it("manages users and roles", async () => {

@@ -20,6 +20,10 @@ export interface FileDto {
   tags: TagDto[];
   is_deleted: boolean;
   deleted_at?: string;
+  /** In a watched folder: the tree may not change it (403 ERR_READ_ONLY). */
+  read_only: boolean;
+  /** Its watched folder's drive is absent. */
+  is_offline: boolean;
 }
 
 /** A directory with the number of its live immediate children. */
@@ -53,6 +57,8 @@ export function toFileDto(row: FileRow, tags: TagDto[] = []): FileDto {
     tags,
     is_deleted: row.is_deleted,
     ...(row.deleted_at ? { deleted_at: row.deleted_at } : {}),
+    read_only: row.watched_folder_id !== null,
+    is_offline: row.is_offline,
   };
 }
 

@@ -83,6 +83,14 @@ export const FileSchema = z
     tags: z.array(TagSchema),
     is_deleted: z.boolean(),
     deleted_at: z.string().optional(),
+    read_only: z.boolean().openapi({
+      description:
+        "In a watched folder: mirrors the host, so upload, rename, move, tag and delete answer 403",
+    }),
+    is_offline: z.boolean().openapi({
+      description:
+        "Its watched folder's drive is absent: listed, but its content cannot be read until it returns",
+    }),
   })
   .openapi("File");
 

@@ -30,7 +30,9 @@ export function Browser({ dirId }: { dirId: string | undefined }) {
   const sel = useSelection(folder.files, dirId);
   const actions = useFileActions({ dirId, chosen: sel.chosen, reload: folder.reload, clear: sel.clear });
   const openId = route.query.get("open") ?? undefined;
-  const writable = can("file:write");
+  const here = folder.chain[folder.chain.length - 1];
+  // A watched folder mirrors its host: no upload, rename or delete inside it.
+  const writable = can("file:write") && !here?.read_only;
 
   const setMode = (m: ViewMode) => {
     localStorage.setItem("attic.view", m);
@@ -59,7 +61,6 @@ export function Browser({ dirId }: { dirId: string | undefined }) {
     enqueue(await fromDrop(e.dataTransfer), dirId);
   };
   const previewable = folder.files.filter((f) => f.type !== "directory");
-  const here = folder.chain[folder.chain.length - 1];
 
   return (
     <section
@@ -85,7 +86,7 @@ export function Browser({ dirId }: { dirId: string | undefined }) {
         count={folder.total}
         loaded={folder.files.length}
         loading={folder.loading}
-        readOnly={!writable || !!here?.read_only}
+        readOnly={!writable}
       />
       {folder.error ? (
         <p class="error" role="alert">
