@@ -304,9 +304,27 @@ describe.skipIf(missing("web UI", "/usr/bin/chromium", "ffmpeg"))("web UI", () =
     await page.keyboard.press("Escape");
   });
 
+  it("says why a video cannot play instead of a silent black box", async () => {
+    const form = new FormData();
+    form.set(
+      "file",
+      new Blob(["this is not a video at all\n".repeat(64)], { type: "video/mp4" }),
+      "broken.mp4",
+    );
+    expect((await s.api("POST", "/api/v1/files", { token, body: form })).status).toBe(201);
+    const id = await fileIdByName("broken.mp4");
+    await page.goto(`${s.url}/?open=${id}`);
+    const alert = dialog().getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/cannot decode/);
+    await page.keyboard.press("Escape");
+  });
+
   it("shows the video on the continue-watching shelf", async () => {
     await page.goto(s.url);
     await page.locator(".shelf", { hasText: "clip.mp4" }).waitFor();
+    // Each item says where it lives, so two copies of one film can be told apart.
+    await page.locator(".shelf .shelf-folder", { hasText: "in /" }).first().waitFor();
     await ui.shot("laptop-files");
   });
 
@@ -319,6 +337,7 @@ describe.skipIf(missing("web UI", "/usr/bin/chromium", "ffmpeg"))("web UI", () =
     await page.getByText("Nothing matches").waitFor();
     await page.getByLabel("Type").selectOption("file");
     await results.locator('[data-name="hello.txt"]').waitFor();
+    expect(await results.locator('[data-name="hello.txt"] .folder').textContent()).toMatch(/^in \//);
     await ui.shot("laptop-search");
   });
 

@@ -4,6 +4,7 @@ import { formatDuration, kindOf } from "../lib/format.ts";
 import { continueWatching } from "../lib/playback.ts";
 import { folderUrl, linkClick } from "../lib/router.ts";
 import type { FileRec, PlaybackPosition } from "../lib/types.ts";
+import { folderOf } from "./FileView.tsx";
 import { Icon } from "./Icon.tsx";
 
 type Item = PlaybackPosition & { file: FileRec };
@@ -44,6 +45,7 @@ export function ContinueWatching() {
                   <Icon name={kindOf(it.file) === "audio" ? "audio" : "play"} size={28} />
                 </span>
                 <span class="shelf-name">{it.file.name}</span>
+                <span class="shelf-folder muted">{`in ${folderOf(it.file.path)}`}</span>
                 <span class="muted">
                   {formatDuration(it.position_seconds)}
                   {it.duration_seconds ? ` of ${formatDuration(it.duration_seconds)}` : ""}

@@ -20,7 +20,12 @@ export interface FileViewProps {
   /** Keys the view does not handle itself (Delete, F2, Backspace...). */
   onKey?(e: KeyboardEvent): void;
   emptyText?: string;
+  /** Show each entry's folder (search results: the uploaded copy and the watched copy of a file look alike). */
+  showFolder?: boolean;
 }
+
+/** The folder part of a tree path: "/Films/a.mkv" → "/Films", "/a.mkv" → "/". */
+export const folderOf = (path: string) => path.slice(0, path.lastIndexOf("/")) || "/";
 
 const ROW = 48;
 const TILE_H = 196;
@@ -170,6 +175,11 @@ function Entry(props: FileViewProps & { f: FileRec; i: number; style: Record<str
       )}
       <span class="name" title={f.name}>
         {f.name}
+        {props.showFolder ? (
+          <span class="folder muted" title={folderOf(f.path)}>
+            {`in ${folderOf(f.path)}`}
+          </span>
+        ) : null}
         <span class="meta-inline">
           {meta}
           {f.type === "directory" ? "" : ` · ${formatDate(f.updated_at)}`}

@@ -7,6 +7,31 @@ import type { FileRec } from "../lib/types.ts";
 const SAVE_EVERY_MS = 5000;
 
 /**
+ * Why a media element stopped, in words: a media element only says "error",
+ * so ask the server with a one-byte range what it answers for the same link.
+ */
+async function explainFailure(el: HTMLMediaElement, url: string): Promise<string> {
+  const code = el.error?.code;
+  try {
+    const res = await fetch(url, { headers: { Range: "bytes=0-0" } });
+    if (res.status === 429) {
+      const wait = res.headers.get("Retry-After");
+      return `the server is limiting requests right now${wait ? `; try again in ${wait} s` : ""}.`;
+    }
+    if (res.status === 401 || res.status === 403)
+      return "the link expired or your access was removed. Retry to get a fresh link.";
+    if (res.status === 404) return "the file is gone (moved to the trash, or its drive is unplugged).";
+    if (res.status >= 500) return "the server could not read the file (its drive may be offline).";
+  } catch {
+    return "the connection to the server was lost.";
+  }
+  if (code === 4 || code === 3) {
+    return "this browser cannot decode this file's format. Download it, or open it in a player such as VLC.";
+  }
+  return "playback was interrupted.";
+}
+
+/**
  * Audio or video straight from /files/:id/stream (byte ranges, so seeking
  * works on large files), through a short-lived link since a media element
  * cannot send the Authorization header. Resumes at the saved position and
@@ -18,11 +43,14 @@ export function MediaPlayer({ f }: { f: FileRec }) {
   const [resumeAt, setResumeAt] = useState<number>();
   const [note, setNote] = useState<string>();
   const [error, setError] = useState<string>();
+  const [failure, setFailure] = useState<string>();
+  const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
     let alive = true;
     setSrc(undefined);
     setNote(undefined);
+    setFailure(undefined);
     Promise.all([streamUrl(f.id, "stream"), getPosition(f.id).catch(() => undefined)])
       .then(([url, pos]) => {
         if (!alive) return;
@@ -36,7 +64,7 @@ export function MediaPlayer({ f }: { f: FileRec }) {
     return () => {
       alive = false;
     };
-  }, [f.id]);
+  }, [f.id, attempt]);
 
   useEffect(() => {
     const el = ref.current;
@@ -59,6 +87,10 @@ export function MediaPlayer({ f }: { f: FileRec }) {
     const onPause = () => save(true);
     const onEnded = () => save(true);
     const onLeave = () => save(true, true);
+    const onError = () => {
+      void explainFailure(el, src).then((why) => setFailure(`Playback stopped: ${why}`));
+    };
+    el.addEventListener("error", onError);
     el.addEventListener("loadedmetadata", onMeta);
     // A small file may have its metadata before this effect runs: resume now then.
     if (el.readyState >= 1) onMeta();
@@ -69,6 +101,7 @@ export function MediaPlayer({ f }: { f: FileRec }) {
     window.addEventListener("pagehide", onLeave);
     return () => {
       onLeave();
+      el.removeEventListener("error", onError);
       el.removeEventListener("loadedmetadata", onMeta);
       el.removeEventListener("timeupdate", onTime);
       el.removeEventListener("pause", onPause);
@@ -93,6 +126,14 @@ export function MediaPlayer({ f }: { f: FileRec }) {
       ) : (
         <p class="muted">Loading…</p>
       )}
+      {failure ? (
+        <p class="error" role="alert">
+          {failure}{" "}
+          <button type="button" class="link" onClick={() => setAttempt((n) => n + 1)}>
+            Retry
+          </button>
+        </p>
+      ) : null}
       {note ? (
         <p class="resume-note" role="status">
           {note}{" "}

@@ -108,6 +108,7 @@ export function Search() {
       <FileView
         files={files}
         mode="list"
+        showFolder
         label="Search results"
         selected={sel.selected}
         focus={sel.focus}
