@@ -68,21 +68,28 @@ describe("aborted uploads leave nothing", () => {
 });
 
 describe("orphan blobs", () => {
-  it("removes blobs no row references at start-up, keeping referenced ones", async () => {
+  it("removes the blobs a crash left pending and unreferenced at start-up, without walking the store", async () => {
     const first = await startServer();
     const dir = first.dataDir;
     const token = await first.login();
     const form = new FormData();
     form.set("file", new Blob(["kept"]), "kept.txt");
     const kept = await first.api("POST", "/api/v1/files", { token, body: form });
+    // A committed upload leaves no pending marker behind.
+    await until(() => filesIn(join(dir, "blobs-pending")).length === 0, "the upload's marker to go");
     await first.server.close();
+    // What a crash between a blob's rename and its row's commit leaves: the blob and its marker.
     const orphan = "ab".repeat(32);
     mkdirSync(join(dir, "blobs", "ab", "ab"), { recursive: true });
     writeFileSync(join(dir, "blobs", "ab", "ab", orphan), "left by a crash");
+    writeFileSync(join(dir, "blobs-pending", orphan), "");
+    // A pending marker whose blob is referenced: the blob stays, the marker goes.
+    writeFileSync(join(dir, "blobs-pending", kept.body.hash), "");
     const second = await startServer({}, { keepDataDir: dir });
     try {
       await until(() => !filesIn(join(dir, "blobs")).includes(orphan), "the orphan sweep");
       expect(filesIn(join(dir, "blobs"))).toEqual([kept.body.hash]);
+      await until(() => filesIn(join(dir, "blobs-pending")).length === 0, "the markers to go");
     } finally {
       await second.close();
       rmSync(dir, { recursive: true, force: true });

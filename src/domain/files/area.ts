@@ -41,17 +41,20 @@ export function createFileServices(deps: {
 }
 
 /**
- * Removes blobs no row references: left by a crash between a blob's rename
- * and its row's commit. Runs in the background; uploads in flight hold
- * their hashes, so it never races them.
+ * Removes blobs no row references, left by a crash between a blob's rename
+ * and its row's commit: only the blobs still marked pending (see
+ * BlobStore.pendingDir), so start-up does not walk the whole store. Runs in
+ * the background before uploads hold anything new of their own.
  */
 async function sweepOrphanBlobs(repo: FilesRepo, blobs: BlobStore, log: Logger): Promise<void> {
   let removed = 0;
   try {
-    for await (const hash of blobs.hashes()) {
-      if (repo.blobInUse(hash)) continue;
-      await reclaimUnused(repo, blobs, log, hash);
-      removed++;
+    for (const hash of await blobs.pending()) {
+      if (!repo.blobInUse(hash)) {
+        await reclaimUnused(repo, blobs, log, hash);
+        removed++;
+      }
+      await blobs.forgetPending(hash);
     }
   } catch (err) {
     log.warn({ err }, "orphan blob sweep stopped");
