@@ -107,6 +107,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       openContent: storage.files.openContent,
       tools: mediaTools,
       dataDir,
+      cacheMaxBytes: cfg.media.thumbnail_cache_max_bytes,
     }),
     suggestions: createSuggestionsService({ hostPolicy }),
     streamTokens: createStreamTokens({ files: createFilesRepo(db), users: accounts.usersRepo, keys }),

@@ -147,6 +147,8 @@ export const configSchema = z.object({
       ffmpeg_path: z.string().default("ffmpeg"),
       /** ffprobe executable (media metadata); the server runs without it. */
       ffprobe_path: z.string().default("ffprobe"),
+      /** Disk space for thumbnails (DATA_DIR/thumbnails); the least recently used go first. */
+      thumbnail_cache_max_bytes: int(1024 * 1024, Number.MAX_SAFE_INTEGER).default(1024 * 1024 * 1024),
     })
     .strict()
     .prefault({}),

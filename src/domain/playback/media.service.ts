@@ -41,7 +41,12 @@ export function createMediaService(deps: {
       if (!deps.tools.available) throw new AppError("UNAVAILABLE", "media probing is off (ffmpeg missing)");
       const key = `${content.row.id}:${content.etag}`;
       const hit = cache.get(key);
-      if (hit) return hit;
+      if (hit) {
+        // Least recently used goes first: a hit moves to the end.
+        cache.delete(key);
+        cache.set(key, hit);
+        return hit;
+      }
       const info = await queue.run(key, () => probe(content.path));
       if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
       cache.set(key, info);

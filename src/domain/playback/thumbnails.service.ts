@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError } from "../../errors.ts";
+import { DiskCache } from "../../platform/disk-cache.ts";
 import type { MediaTools } from "../../platform/ffmpeg.ts";
-import { newId } from "../../platform/ids.ts";
 import { loadSharp, THUMBNAIL_IMAGE_TYPES, webpThumbnail } from "../../platform/images.ts";
 import { createJobQueue } from "../../platform/job-queue.ts";
 import type { Actor } from "../actor.ts";
@@ -22,15 +21,17 @@ export interface Thumbnail {
 /**
  * Thumbnails of images (sharp; never SVG) and poster frames of videos
  * (ffmpeg), as WebP, cached on disk under DATA_DIR/thumbnails by content
- * version and size. At most CONCURRENCY are made at once, and the same
- * thumbnail asked twice meanwhile is made once.
+ * version and size, at most `cacheMaxBytes` (least recently used evicted).
+ * At most CONCURRENCY are made at once, and the same thumbnail asked twice
+ * meanwhile is made once.
  */
 export function createThumbnailService(deps: {
   openContent: (actor: Actor, id: string) => Promise<OpenedContent>;
   tools: MediaTools;
   dataDir: string;
+  cacheMaxBytes: number;
 }) {
-  const dir = join(deps.dataDir, "thumbnails");
+  const cache = new DiskCache(join(deps.dataDir, "thumbnails"), deps.cacheMaxBytes, ".webp");
   const queue = createJobQueue({ concurrency: CONCURRENCY });
 
   async function render(content: OpenedContent, size: number): Promise<Buffer> {
@@ -44,17 +45,14 @@ export function createThumbnailService(deps: {
     throw new AppError("VALIDATION", `no thumbnail for ${type} files`);
   }
 
-  async function make(content: OpenedContent, size: number, file: string): Promise<Buffer> {
-    const cached = await readFile(file).catch(() => undefined);
+  async function make(content: OpenedContent, size: number, key: string): Promise<Buffer> {
+    const cached = await cache.get(key);
     if (cached) return cached;
     const bytes = await render(content, size).catch((err: unknown) => {
       if (err instanceof AppError) throw err;
       throw new AppError("VALIDATION", "the file could not be read as an image", undefined, { cause: err });
     });
-    await mkdir(join(file, ".."), { recursive: true });
-    const tmp = `${file}.${newId()}.tmp`;
-    await writeFile(tmp, bytes);
-    await rename(tmp, file);
+    await cache.put(key, bytes);
     return bytes;
   }
 
@@ -67,11 +65,8 @@ export function createThumbnailService(deps: {
       }
       if (!(await loadSharp())) throw new AppError("UNAVAILABLE", "thumbnails are off (sharp missing)");
       const key = createHash("sha256").update(`${content.row.id}\0${content.etag}\0${size}`).digest("hex");
-      const file = join(dir, key.slice(0, 2), `${key}.webp`);
       // A cached thumbnail is read outside the queue: only making one waits for a slot.
-      const bytes =
-        (await readFile(file).catch(() => undefined)) ??
-        (await queue.run(key, () => make(content, size, file)));
+      const bytes = (await cache.get(key)) ?? (await queue.run(key, () => make(content, size, key)));
       return { bytes, etag: `"${key.slice(0, 32)}"` };
     },
   };
