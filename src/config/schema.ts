@@ -169,6 +169,13 @@ export const configSchema = z.object({
       poll_interval: duration.default(300),
       /** Debounce window for file-system events. */
       debounce: duration.default(2),
+      /**
+       * A full rescan (stat every file) of each watched folder this often (0: never).
+       * Live watching and quick rescans see names appear and go, but not an
+       * in-place edit that keeps the name and the directory's mtime; a full
+       * rescan does, at the cost of one stat per file.
+       */
+      full_rescan_interval: duration.default(24 * 3600),
       /** Watch folders live (one inotify watch per directory); false: always rescan every poll_interval. */
       live: bool.default(true),
       /** Host files hashed at once in the background (0: never hash watched files). */

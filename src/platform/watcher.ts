@@ -17,7 +17,15 @@ export interface WatchDirsOptions {
   onChanges: (dirs: Set<string>) => void;
   /** A watch that failed after it started. */
   onError: (err: NodeJS.ErrnoException) => void;
+  /**
+   * One directory that cannot be watched (unreadable: EACCES/EPERM): it is
+   * skipped, and only it; the rest of the tree stays live.
+   */
+  onSkip?: (rel: string, err: NodeJS.ErrnoException) => void;
 }
+
+/** Errors of one directory, not of the whole watch: skip it, keep the rest live. */
+const LOCAL_ERRORS = new Set(["EACCES", "EPERM", "ENOTDIR", "ELOOP", "ENAMETOOLONG"]);
 
 /**
  * Watches each directory of a tree with one inotify watch (`fs.watch`, not
@@ -56,7 +64,16 @@ export function watchDirs(root: string, opts: WatchDirsOptions): DirWatch {
   return {
     add(rel) {
       if (closed || watchers.has(rel)) return;
-      const w = watch(join(root, rel), { persistent: false }, () => changed(rel));
+      let w: FSWatcher;
+      try {
+        w = watch(join(root, rel), { persistent: false }, () => changed(rel));
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        // Gone since it was indexed: news for the index, like a removal.
+        if (err.code === "ENOENT") return changed(rel);
+        if (err.code && LOCAL_ERRORS.has(err.code)) return opts.onSkip?.(rel, err);
+        throw err; // ENOSPC, EMFILE: the kernel's budget, a matter for the whole folder
+      }
       w.on("error", (err: NodeJS.ErrnoException) => {
         drop(rel);
         // A watched directory that vanished is news for its parent, not a failure.

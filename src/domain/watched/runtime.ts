@@ -39,6 +39,10 @@ interface FolderState {
   probeTimer?: NodeJS.Timeout;
   hashing: boolean;
   hashAgain?: boolean;
+  /** Subfolders that could not be watched (unreadable); rescans still visit them. */
+  unwatchable: Set<string>;
+  /** The periodic full rescan (watch.full_rescan_interval). */
+  fullTimer?: NodeJS.Timeout;
 }
 
 /**
@@ -63,6 +67,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
         message: null,
         local: false,
         hashing: false,
+        unwatchable: new Set(),
       };
       states.set(id, st);
     }
@@ -191,8 +196,21 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     metrics.watchedScanErrors.inc(stats.errors);
   };
 
+  /**
+   * Live watching sees names come and go, and a quick rescan skips
+   * directories whose mtime is unchanged: an in-place edit that keeps a
+   * file's name (a tag editor rewriting an MP3) is seen by neither. A full
+   * rescan stats every file; it runs every watch.full_rescan_interval.
+   */
+  function scheduleFullRescan(st: FolderState): void {
+    if (st.fullTimer || cfg.full_rescan_interval <= 0) return;
+    st.fullTimer = setInterval(() => void scan(st.id, true), cfg.full_rescan_interval * 1000);
+    st.fullTimer.unref();
+  }
+
   /** Starts the live watch, or the polling fallback when watching is off, too costly or failing. */
   async function ensureLive(st: FolderState, row: WatchedFolderRow, root: string): Promise<void> {
+    scheduleFullRescan(st);
     if (st.watch) return setStatus(st, "watching", null);
     if (st.pollTimer) return setStatus(st, "polling", st.pollReason ?? null);
     if (!cfg.live) return startPolling(st, "live watching is off (watch.live = false)");
@@ -206,6 +224,11 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       debounceMs: cfg.debounce * 1000,
       onChanges: (changed) => void enqueue(st, () => runSync(st, changed)),
       onError: (err) => watchFailed(st, err),
+      onSkip: (rel, err) => {
+        // One unreadable subfolder is skipped (and rescanned with the others), not the whole folder polled.
+        st.unwatchable.add(rel);
+        log.warn({ folder: st.id, dir: rel, code: err.code }, "a subfolder cannot be watched; skipped");
+      },
     });
     // In slices: 10k inotify_add_watch calls at once would hold the event loop for a noticeable while.
     for (let i = 0; i < dirs.length; i += 500) {
@@ -213,7 +236,14 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       await new Promise((r) => setImmediate(r));
     }
     if (!st.watch) return;
-    setStatus(st, "watching", null);
+    const skipped = st.unwatchable.size;
+    setStatus(
+      st,
+      "watching",
+      skipped > 0
+        ? `${skipped} unreadable subfolder(s) not watched (picked up by rescans): ${[...st.unwatchable].slice(0, 3).join(", ")}`
+        : null,
+    );
     // Changes made while the first scan ran, before the watches existed: a quick pass over changed directories.
     const mount = repo.mountRow(st.id);
     if (mount)
@@ -314,6 +344,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     if (!st) return;
     st.abort.abort();
     clearInterval(st.probeTimer);
+    clearInterval(st.fullTimer);
     stopLive(st);
     await st.chain;
     states.delete(id);
