@@ -94,7 +94,7 @@ describe("organizations", () => {
       404,
     );
     expect((await s.api("GET", `/api/v1/organizations/${other.orgId}`, { token: admin })).status).toBe(200);
-    expect((await s.api("GET", "/api/v1/organizations/nope", { token: admin })).status).toBe(404);
+    expect((await s.api("GET", "/api/v1/organizations/nope", { token: admin })).status).toBe(400);
   });
 
   it("deletes organizations as the instance admin, never its own; their users and watchers stop", async () => {

@@ -91,6 +91,8 @@ export function MediaPlayer({ f }: { f: FileRec }) {
       void explainFailure(el, src).then((why) => setFailure(`Playback stopped: ${why}`));
     };
     el.addEventListener("error", onError);
+    // It may have failed before this effect ran.
+    if (el.error) onError();
     el.addEventListener("loadedmetadata", onMeta);
     // A small file may have its metadata before this effect runs: resume now then.
     if (el.readyState >= 1) onMeta();
