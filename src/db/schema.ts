@@ -183,6 +183,10 @@ export const watchedFolders = sqliteTable(
     scan_rate: real("scan_rate").notNull().default(0),
     last_scan_started_at: text("last_scan_started_at"),
     last_scan_finished_at: text("last_scan_finished_at"),
+    /** Device id (st_dev) of the host root when last scanned with content. */
+    root_device: text("root_device"),
+    /** Whether the host root was a mount point then (its device differed from its parent's). */
+    root_was_mount: integer("root_was_mount", { mode: "boolean" }),
     ...timestamps,
   },
   (t) => [index("watched_folders_org_idx").on(t.organization_id)],

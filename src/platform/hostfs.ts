@@ -1,6 +1,6 @@
 import { constants, lstatSync, statSync } from "node:fs";
 import { type FileHandle, lstat, open, readdir, readlink, realpath, stat, statfs } from "node:fs/promises";
-import { isAbsolute, normalize, sep } from "node:path";
+import { dirname, isAbsolute, normalize, sep } from "node:path";
 
 /**
  * Host directories Attic never indexes, serves or suggests, checked on real
@@ -132,6 +132,22 @@ export async function confinedLinkTarget(abs: string, root: string): Promise<"fi
     if (!isInside(real, root)) return undefined;
     const st = await stat(real);
     return st.isFile() ? "file" : st.isDirectory() ? "dir" : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where a directory lives: its device id, and whether it is a mount point
+ * (its device differs from its parent's). Undefined when it cannot be read.
+ */
+export async function deviceOf(abs: string): Promise<{ device: string; mountPoint: boolean } | undefined> {
+  try {
+    const [self, parent] = await Promise.all([
+      stat(abs, { bigint: true }),
+      stat(dirname(abs), { bigint: true }),
+    ]);
+    return { device: self.dev.toString(), mountPoint: abs !== "/" && self.dev !== parent.dev };
   } catch {
     return undefined;
   }

@@ -3,6 +3,7 @@ import m0002 from "./0002_search_name_index.ts";
 import m0003 from "./0003_member_settings_write.ts";
 import m0004 from "./0004_unique_org_names.ts";
 import m0005 from "./0005_sessions_revoked_at.ts";
+import m0006 from "./0006_watched_root_device.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -14,4 +15,5 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   { id: 3, name: "member_settings_write", sql: m0003 },
   { id: 4, name: "unique_org_names", sql: m0004 },
   { id: 5, name: "sessions_revoked_at", sql: m0005 },
+  { id: 6, name: "watched_root_device", sql: m0006 },
 ];

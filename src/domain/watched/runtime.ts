@@ -1,7 +1,7 @@
 import { dirname } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import type { Logger } from "../../log.ts";
-import { isNetworkFs, listDir, realDir } from "../../platform/hostfs.ts";
+import { deviceOf, isNetworkFs, listDir, realDir } from "../../platform/hostfs.ts";
 import { nowIso } from "../../platform/ids.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import { type DirWatch, maxUserWatches, watchDirs } from "../../platform/watcher.ts";
@@ -112,11 +112,28 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     if (!root) reason = "host folder is missing (drive unmounted or removed?)";
     else if (root !== row.path) reason = "host folder now resolves to another place";
     else if ((await listDir(root)).entries.length === 0 && repo.countFiles(row.id) > 0) {
-      reason = "host folder is empty while files were indexed (drive unmounted?)";
+      reason = await emptyRootReason(row, root);
     }
     if (!reason) return root;
     await goOffline(st, reason);
     return undefined;
+  }
+
+  /**
+   * An empty root whose files were indexed: an unplugged drive (keep the
+   * index, go offline) or a folder emptied on purpose (follow it)? Emptied:
+   * the same device as at the last scan, and still a mount point if it was
+   * one. Unplugged: it was a mount point and is now a plain directory of the
+   * parent's file system, or anything else we cannot tell (the safe answer).
+   */
+  async function emptyRootReason(row: WatchedFolderRow, root: string): Promise<string | undefined> {
+    const now = await deviceOf(root);
+    if (now && row.root_device !== null && row.root_was_mount !== null) {
+      if (row.root_was_mount && !now.mountPoint)
+        return "the drive mounted here is unplugged (mount point is empty)";
+      if (now.device === row.root_device && now.mountPoint === row.root_was_mount) return undefined;
+    }
+    return "host folder is empty while files were indexed (drive unmounted?)";
   }
 
   async function goOffline(st: FolderState, message: string): Promise<void> {
@@ -164,7 +181,14 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     metrics.watchedScanRate.set({ folder: st.id }, rate());
     record(stats);
     const files_indexed = repo.countFiles(st.id);
-    repo.updateFolder(st.id, { ...progress(), files_indexed, last_scan_finished_at: nowIso() });
+    // Where the root lives, remembered while it has content (see emptyRootReason).
+    const where = files_indexed > 0 ? await deviceOf(root) : undefined;
+    repo.updateFolder(st.id, {
+      ...progress(),
+      files_indexed,
+      last_scan_finished_at: nowIso(),
+      ...(where ? { root_device: where.device, root_was_mount: where.mountPoint } : {}),
+    });
     log.info(
       { folder: st.id, ...stats, seconds: (performance.now() - t0) / 1000, full },
       "watched folder scanned",

@@ -27,6 +27,8 @@ export type FolderProgress = Partial<
     | "scan_rate"
     | "last_scan_started_at"
     | "last_scan_finished_at"
+    | "root_device"
+    | "root_was_mount"
   >
 >;
 
