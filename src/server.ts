@@ -100,7 +100,14 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     search: createSearchService({ db, metrics }),
     tags: createTagsService({ db }),
     settings: createSettingsService({ repo: createSettingsRepo(db) }),
-    watched: createWatchedService({ db, cfg: cfg.watch, log, metrics, hostPolicy }),
+    watched: createWatchedService({
+      db,
+      cfg: cfg.watch,
+      log,
+      metrics,
+      hostPolicy,
+      limits: { maxPathLength: cfg.storage.max_path_length, maxDepth: cfg.storage.max_depth },
+    }),
     playback: createPlaybackService({ db }),
     media: createMediaService({ openMedia: storage.files.openMedia, tools: mediaTools, metrics }),
     thumbnails: createThumbnailService({

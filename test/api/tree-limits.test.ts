@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdir } from "../helpers/files.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { folders, hostTree } from "./watched.helpers.ts";
 
 /** Makes `n` empty directories under `parentId`, 16 at a time. */
 async function fill(s: TestServer, token: string, parentId: string, n: number): Promise<void> {
@@ -150,6 +151,29 @@ describe("an interrupted copy", () => {
       await s.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("watched scans within the tree's bounds", () => {
+  it("index nothing past storage.max_depth or storage.max_path_length, and count it", async () => {
+    const s = await startServer({ storage: { max_path_length: 300, max_depth: 8 }, watch: { live: false } });
+    const root = hostTree({
+      "ok.txt": "fine",
+      "a/b/c/d/e/f/g/h/i/deep.txt": "too deep",
+      [`${"x".repeat(100)}/${"y".repeat(100)}/${"z".repeat(100)}.txt`]: "too long",
+    });
+    try {
+      const token = await s.login();
+      const f = folders(s, token);
+      const created = await f.create({ name: "Host", path: root });
+      const done = await f.settled(created.body.id);
+      const names = await f.names(created.body.id);
+      expect(names).toEqual(["/Host/ok.txt"]);
+      expect(done.scan_errors).toBeGreaterThanOrEqual(2);
+    } finally {
+      await s.close();
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });

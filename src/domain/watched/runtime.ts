@@ -8,7 +8,7 @@ import { type DirWatch, maxUserWatches, watchDirs } from "../../platform/watcher
 import { excluder } from "./exclude.ts";
 import { hashPending } from "./hasher.ts";
 import { newMovePool } from "./moves.ts";
-import { type DirTask, newStats, type ScanStats, syncTree } from "./scanner.ts";
+import { type DirTask, newStats, type ScanStats, type ScanTarget, syncTree } from "./scanner.ts";
 import type { FolderProgress, WatchedFolderRow, WatchedRepo } from "./watched.repo.ts";
 
 /** How often an offline folder's host path is probed for its return. */
@@ -21,6 +21,7 @@ export interface RuntimeDeps {
   cfg: Config["watch"];
   log: Logger;
   metrics: Metrics;
+  limits: ScanTarget["limits"];
 }
 
 interface FolderState {
@@ -203,6 +204,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     ownerId: row.created_by,
     root,
     local: st.local,
+    limits: deps.limits,
   });
   const scanOptions = (st: FolderState, stats: ScanStats, full: boolean, recurse: "all" | "new") => ({
     full,

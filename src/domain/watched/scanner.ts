@@ -28,6 +28,8 @@ export interface ScanTarget {
   root: string;
   /** Local file system: stats run synchronously (cheap, never hang); remote ones go through the thread pool. */
   local: boolean;
+  /** The tree's bounds (storage.max_path_length, storage.max_depth): deeper or longer entries are not indexed. */
+  limits: { maxPathLength: number; maxDepth: number };
 }
 
 /** A directory to visit: its row and what the index last knew of it. */
@@ -141,9 +143,17 @@ async function syncDir(
   const byName = new Map(existing.map((row) => [row.name, row]));
   const subdirs: DirTask[] = [];
   const fresh: { name: string; facts: FileFacts }[] = [];
+  // Entries here sit one level below this directory: past the tree's bounds, they are not indexed (and counted as errors).
+  let depth = 1;
+  for (let i = 0; i < task.path.length; i++) if (task.path.charCodeAt(i) === 47) depth++;
+  const tooDeep = depth > target.limits.maxDepth;
   for (const entry of entries) {
     const row = byName.get(entry.name);
     if (entry.kind === "skip") continue;
+    if (tooDeep || task.path.length + 1 + entry.name.length > target.limits.maxPathLength) {
+      opts.stats.errors++;
+      continue;
+    }
     byName.delete(entry.name);
     if (entry.kind !== "file") {
       const sub = dirEntry(repo, writer, target, task, entry.name, row);

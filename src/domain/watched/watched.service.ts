@@ -31,6 +31,8 @@ export interface WatchedDeps {
   metrics: Metrics;
   /** Which host directories may be watched (system dirs, the data dir, watch.allowed_roots). */
   hostPolicy: HostPolicy;
+  /** The tree's bounds: host entries past them are not indexed. */
+  limits: { maxPathLength: number; maxDepth: number };
 }
 
 const forbidden = (message: string) => new AppError("FORBIDDEN_PATH", message);
@@ -45,7 +47,13 @@ const forbidden = (message: string) => new AppError("FORBIDDEN_PATH", message);
 export function createWatchedService(deps: WatchedDeps) {
   const { db } = deps;
   const repo = createWatchedRepo(db);
-  const runtime = createWatchRuntime({ repo, cfg: deps.cfg, log: deps.log, metrics: deps.metrics });
+  const runtime = createWatchRuntime({
+    repo,
+    cfg: deps.cfg,
+    log: deps.log,
+    metrics: deps.metrics,
+    limits: deps.limits,
+  });
 
   const folderOf = (actor: Actor, id: string): WatchedFolderRow => {
     const row = isId(id) ? repo.get(actor.organizationId, id) : undefined;
