@@ -22,6 +22,7 @@ import { createSuggestionsService } from "./domain/suggestions/suggestions.servi
 import { createTagsService } from "./domain/tags/tags.service.ts";
 import { createWatchedService } from "./domain/watched/watched.service.ts";
 import { createApp } from "./http/app.ts";
+import { withSecurityHeaders } from "./http/middleware/security-headers.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMediaTools } from "./platform/ffmpeg.ts";
 import { dataDirWritable, HealthRegistry, probeCheck } from "./platform/health.ts";
@@ -139,7 +140,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     contextValues: rpcContextValues(ctx),
     fallback: getRequestListener(app.fetch, { overrideGlobalObjects: false }) as never,
   }) as Handler;
-  const handler = withRpcCors(cfg.server.cors_origins, rpcAndRest);
+  const handler = withSecurityHeaders(withRpcCors(cfg.server.cors_origins, rpcAndRest));
 
   let listener: Listener | undefined;
   ctx.health.register(

@@ -10,7 +10,6 @@ import { globalRateLimit } from "./middleware/global-rate-limit.ts";
 import { jsonGuard } from "./middleware/json-guard.ts";
 import { rateLimit } from "./middleware/rate-limit.ts";
 import { requestLog } from "./middleware/request-log.ts";
-import { securityHeaders } from "./middleware/security-headers.ts";
 import { errorResponse, toAppError } from "./on-error.ts";
 import { type Guards, newRouter } from "./router.ts";
 import { mountRoutes } from "./routes/index.ts";
@@ -42,7 +41,6 @@ export function createApp(ctx: AppContext, limits: RateLimits): Router {
 
   const app = newRouter();
   app.use(requestLog(ctx.log, ctx.metrics));
-  app.use(securityHeaders({ hsts: true }));
   app.use(
     cors({
       origin: (origin) => (ctx.cfg.server.cors_origins.includes(origin) ? origin : null),

@@ -5,7 +5,6 @@ import { ifRangeMatches, parseRange } from "../domain/files/range.ts";
 import { AppError } from "../errors.ts";
 import { pumpFile } from "../platform/file-pump.ts";
 import type { Ctx } from "./env.ts";
-import { securityHeaders } from "./middleware/security-headers.ts";
 import { errorResponse } from "./on-error.ts";
 
 /**
@@ -81,21 +80,12 @@ export async function sendContent(
 }
 
 /**
- * The headers the security middleware adds (constant), worked out once by
- * running it against a stub rather than on every download.
- */
-const SECURITY_HEAD: Promise<Record<string, string>> = (async () => {
-  const stub = new Headers();
-  await securityHeaders({ hsts: true })({ res: { headers: stub } } as never, async () => {});
-  return Object.fromEntries(stub);
-})();
-
-/**
  * Writes the head and copies the bytes straight into the Node response
  * with two reused buffers (pumpFile): measured about twice as fast as
  * handing Hono a web ReadableStream, with no per-chunk garbage. Headers
- * that middleware would add after the handler (security headers, request
- * id) are added here, merged with those set before it (CORS, rate limits).
+ * that middleware would add after the handler (the request id) are added
+ * here, merged with those set before it (CORS, rate limits); the security
+ * headers are already on the Node response (withSecurityHeaders).
  */
 async function sendStream(
   c: Ctx,
@@ -110,7 +100,6 @@ async function sendStream(
   c.res.headers.forEach((v, k) => {
     head[k] = v;
   });
-  Object.assign(head, await SECURITY_HEAD);
   const requestId = c.get("requestId");
   if (requestId) head["x-request-id"] = requestId;
   for (const [k, v] of Object.entries(headers)) head[k.toLowerCase()] = v;

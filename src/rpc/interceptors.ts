@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { AppContext } from "../context.ts";
 import { authenticate } from "../http/middleware/auth.ts";
 import { countRequest, type RateLimiter, type RateLimits } from "../platform/rate-limiter.ts";
+import { requestIdOf } from "../platform/request-id.ts";
 import { kActor, kClientIp } from "./call-context.ts";
 import { toConnectError } from "./connect-error.ts";
 
@@ -37,27 +37,18 @@ async function* guardStream<T>(
   }
 }
 
-/** Headers every RPC answer carries, like REST answers (interface.md, Authentication 12). */
-const SECURITY_HEADERS: Record<string, string> = {
-  "X-Content-Type-Options": "nosniff",
-  "X-Frame-Options": "DENY",
-  "Referrer-Policy": "strict-origin-when-cross-origin",
-  "Strict-Transport-Security": "max-age=63072000; includeSubDomains; preload",
-};
-
 /**
- * Outermost interceptor: gives the call a request id (X-Request-Id) and the
- * security headers, maps every error (AppError through the error table,
- * unknown errors to a logged, generic Internal, also in the middle of a
- * server stream), and on completion counts it in `attic_rpc_requests_total`
- * by procedure and code and logs one line (never headers or messages).
+ * Outermost interceptor: gives the call a request id (X-Request-Id), maps
+ * every error (AppError through the error table, unknown errors to a
+ * logged, generic Internal, also in the middle of a server stream), and on completion counts it in `attic_rpc_requests_total`
+ * by procedure and code and logs one line (never headers or messages). The
+ * security headers are set on every response by withSecurityHeaders.
  */
 export function observeInterceptor(ctx: AppContext): Interceptor {
   return (next) => async (req) => {
     const start = performance.now();
     const procedure = procedureOf(req);
-    const incoming = req.header.get("x-request-id");
-    const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdOf(req.header.get("x-request-id"));
     const done = (code: string) => {
       ctx.metrics.rpcRequests.inc({ procedure, code });
       const line = {
@@ -80,7 +71,6 @@ export function observeInterceptor(ctx: AppContext): Interceptor {
       throw mapped;
     }
     res.header.set("X-Request-Id", requestId);
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) res.header.set(k, v);
     if (!res.stream) {
       done("ok");
       return res;

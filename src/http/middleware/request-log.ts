@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { Logger } from "../../log.ts";
 import type { Metrics } from "../../platform/metrics.ts";
+import { requestIdOf } from "../../platform/request-id.ts";
 import type { Env } from "../env.ts";
 
 /** Method labels of the duration histogram; HTTP/2 lets a client send any token, which would grow it without bound. */
@@ -16,8 +16,7 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 export function requestLog(log: Logger, metrics: Metrics): MiddlewareHandler<Env> {
   return async function requestLogMiddleware(c, next) {
     const start = performance.now();
-    const incoming = c.req.header("x-request-id");
-    const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdOf(c.req.header("x-request-id"));
     const child = log.child({ req_id: requestId });
     c.set("requestId", requestId);
     c.set("log", child);
