@@ -1,9 +1,5 @@
 import { readFile } from "node:fs/promises";
-import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
-import type { Logger } from "../../log.ts";
-import type { BlobStore } from "../../platform/blobstore.ts";
-import type { Metrics } from "../../platform/metrics.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import {
   type HostContentResolver,
@@ -12,8 +8,9 @@ import {
   openedContent,
   reclaimUnused,
 } from "./content.ts";
+import type { FilesDeps } from "./deps.ts";
 import { type FileDto, toFileDtos, toTaggedFileDto } from "./files.dto.ts";
-import type { FileRow, FilesRepo } from "./files.repo.ts";
+import type { FileRow } from "./files.repo.ts";
 import {
   CopyFileInput,
   ListFilesInput,
@@ -25,7 +22,6 @@ import {
 } from "./files.schemas.ts";
 import { isTextual, STREAMABLE } from "./mime.ts";
 import { normalizeName } from "./names.ts";
-import type { Tree } from "./tree.ts";
 import { createUpload } from "./upload.ts";
 
 /** Largest file /content returns (interface.md: 10 MB → 413). */
@@ -33,16 +29,6 @@ export const MAX_TEXT_BYTES = 10 * 1024 * 1024;
 
 /** How stale `accessed_at` may get before a read refreshes it. */
 export const ACCESS_GRANULARITY_MS = 24 * 3600 * 1000;
-
-export interface FilesDeps {
-  db: Db;
-  repo: FilesRepo;
-  tree: Tree;
-  blobs: BlobStore;
-  metrics: Metrics;
-  log: Logger;
-  maxUploadBytes: number;
-}
 
 /**
  * File operations of one organization's tree, shared by REST and RPC. Each

@@ -3,9 +3,9 @@ import type { StagedBlob } from "../../platform/blobstore.ts";
 import { isId, nowIso } from "../../platform/ids.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { reclaimUnused } from "./content.ts";
+import type { FilesDeps } from "./deps.ts";
 import { type FileDto, toFileDto } from "./files.dto.ts";
 import type { FileRow } from "./files.repo.ts";
-import type { FilesDeps } from "./files.service.ts";
 import { detectMime } from "./mime.ts";
 import { normalizeName } from "./names.ts";
 

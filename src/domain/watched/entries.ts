@@ -2,7 +2,7 @@ import { lookup } from "mime-types";
 import type { FileFacts } from "../../platform/hostfs.ts";
 import { newId, nowIso } from "../../platform/ids.ts";
 import type { BatchWriter } from "./batch-writer.ts";
-import type { DirTask, ScanTarget } from "./scanner.ts";
+import type { DirTask, ScanTarget } from "./scan-types.ts";
 import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
 
 /* Row writes of the scanner: one mirrored host entry each. */

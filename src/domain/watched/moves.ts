@@ -1,14 +1,8 @@
 import type { FileFacts } from "../../platform/hostfs.ts";
 import type { BatchWriter } from "./batch-writer.ts";
 import { fileEntry, mimeOf, relOf } from "./entries.ts";
-import type { DirTask, ScanOptions, ScanTarget } from "./scanner.ts";
+import type { DirTask, MovePool, ScanOptions, ScanTarget } from "./scan-types.ts";
 import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
-
-/** Files gone from one synced directory and new in another, paired by size and mtime at the end of a sync. */
-export interface MovePool {
-  gone: Map<string, { id: string; rel: string }>;
-  fresh: { task: DirTask; name: string; facts: FileFacts }[];
-}
 
 export const newMovePool = (): MovePool => ({ gone: new Map(), fresh: [] });
 export const signature = (size: number, mtimeMs: number | null) => `${size}:${mtimeMs}`;

@@ -8,7 +8,8 @@ import { type DirWatch, maxUserWatches, watchDirs } from "../../platform/watcher
 import { excluder } from "./exclude.ts";
 import { hashPending } from "./hasher.ts";
 import { newMovePool } from "./moves.ts";
-import { type DirTask, newStats, type ScanStats, type ScanTarget, syncTree } from "./scanner.ts";
+import { type DirTask, newStats, type ScanStats, type ScanTarget } from "./scan-types.ts";
+import { syncTree } from "./scanner.ts";
 import type { FolderProgress, WatchedFolderRow, WatchedRepo } from "./watched.repo.ts";
 
 /** How often an offline folder's host path is probed for its return. */

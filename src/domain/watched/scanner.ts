@@ -12,72 +12,13 @@ import {
 } from "../../platform/hostfs.ts";
 import { BatchWriter, mapLimit } from "./batch-writer.ts";
 import { childTask, dirEntry, fileEntry, isDir, relOf } from "./entries.ts";
-import { type MovePool, renameOrAdd, settleMoves, signature } from "./moves.ts";
+import { renameOrAdd, settleMoves, signature } from "./moves.ts";
+import type { DirTask, ScanOptions, ScanTarget } from "./scan-types.ts";
 import type { WatchedRepo } from "./watched.repo.ts";
 
 const DIR_CONCURRENCY = 8;
 const YIELD_EVERY_MS = 10;
 const STAT_CONCURRENCY = 32;
-
-/** What a scan or a sync needs to know about the folder. */
-export interface ScanTarget {
-  folderId: string;
-  organizationId: string;
-  ownerId: string | null;
-  /** Real path of the host root. */
-  root: string;
-  /** Local file system: stats run synchronously (cheap, never hang); remote ones go through the thread pool. */
-  local: boolean;
-  /** The tree's bounds (storage.max_path_length, storage.max_depth): deeper or longer entries are not indexed. */
-  limits: { maxPathLength: number; maxDepth: number };
-}
-
-/** A directory to visit: its row and what the index last knew of it. */
-export interface DirTask {
-  rel: string;
-  id: string;
-  path: string;
-  knownMtime: number | null;
-  isNew: boolean;
-}
-
-/** Counters a scan keeps up to date while it runs (read by the progress reporter). */
-export interface ScanStats {
-  filesSeen: number;
-  /** Files added or updated. */
-  indexed: number;
-  /** Rows whose host entry vanished (with their subtrees). */
-  removed: number;
-  written: number;
-  errors: number;
-  dirsRead: number;
-  dirsSkipped: number;
-}
-
-export interface ScanOptions {
-  /** Read every directory and stat every file, even in directories whose mtime is unchanged. */
-  full: boolean;
-  /** Visit subdirectories: every one (a scan) or only new ones (a live-sync of changed directories). */
-  recurse: "all" | "new";
-  /** True for names never indexed (exclusions, dot-files). */
-  excluded: (name: string) => boolean;
-  signal?: AbortSignal;
-  stats: ScanStats;
-  /** Live sync only: pairs files that vanished from one directory with new ones elsewhere (moves keep their rows). */
-  moves?: MovePool;
-  /** Told of directories that appeared (to watch them) and disappeared (to stop). */
-  onDir?: (event: "add" | "remove", rel: string) => void;
-}
-
-export const newStats = (): ScanStats => ({
-  filesSeen: 0,
-  indexed: 0,
-  removed: 0,
-  written: 0,
-  errors: 0,
-  dirsRead: 0,
-  dirsSkipped: 0,
-});
 
 /**
  * Brings the index of the directories in `start` (and below, per

@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
 import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
 import {

@@ -1,0 +1,17 @@
+import type { Db } from "../../db/client.ts";
+import type { Logger } from "../../log.ts";
+import type { BlobStore } from "../../platform/blobstore.ts";
+import type { Metrics } from "../../platform/metrics.ts";
+import type { FilesRepo } from "./files.repo.ts";
+import type { Tree } from "./tree.ts";
+
+/** What the file, upload and trash services are built from (area.ts assembles it). */
+export interface FilesDeps {
+  db: Db;
+  repo: FilesRepo;
+  tree: Tree;
+  blobs: BlobStore;
+  metrics: Metrics;
+  log: Logger;
+  maxUploadBytes: number;
+}
