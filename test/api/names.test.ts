@@ -17,7 +17,7 @@ async function rawUpload(s: TestServer, token: string, filename: string) {
     },
     body,
   });
-  return { status: r.status, body: await r.json() };
+  return { status: r.status, body: (await r.json()) as { error?: { code: string } } };
 }
 
 describe("names", () => {

@@ -88,8 +88,8 @@ export async function startServer(
     const headers: Record<string, string> = { ...o.headers };
     if (typeof o.token === "string") headers.authorization = `Bearer ${o.token}`;
     else if (o.token) headers["x-api-key"] = o.token.apiKey;
-    let body: BodyInit | undefined;
-    if (o.body instanceof FormData || typeof o.body === "string") body = o.body as BodyInit;
+    let body: RequestInit["body"];
+    if (o.body instanceof FormData || typeof o.body === "string") body = o.body;
     else if (o.body !== undefined) {
       body = JSON.stringify(o.body);
       headers["content-type"] ??= "application/json";

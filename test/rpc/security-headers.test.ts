@@ -18,7 +18,7 @@ describe("security headers on every response", () => {
       else expect([what, name, headers.get(name)]).toEqual([what, name, value]);
     }
   };
-  const post = (path: string, type: string, body: BodyInit, auth = true) =>
+  const post = (path: string, type: string, body: RequestInit["body"], auth = true) =>
     fetch(`${s.url}${path}`, {
       method: "POST",
       headers: { "content-type": type, ...(auth ? { authorization: `Bearer ${token}` } : {}) },

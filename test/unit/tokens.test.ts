@@ -1,3 +1,4 @@
+import type { webcrypto } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { importPKCS8, importSPKI, SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -20,7 +21,7 @@ const claims = {
 
 describe("tokens", () => {
   let signer: TokenSigner;
-  let privateKey: CryptoKey;
+  let privateKey: webcrypto.CryptoKey;
   beforeAll(async () => {
     const files = testKeys();
     privateKey = await importPKCS8(readFileSync(files.private_key_file, "utf8"), "RS256");

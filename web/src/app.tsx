@@ -50,13 +50,9 @@ export function App() {
   useEffect(() => {
     if (!signedIn) return;
     // The profile says whether the password must change (the generated admin password on first run).
-    api<User & { user?: User }>("GET", "/auth/profile")
-      .then((p) => {
-        const user = p.user ?? p;
-        updateSession({
-          user,
-          must_change_password: user.must_change_password ?? currentSession()?.must_change_password,
-        });
+    api<User>("GET", "/auth/profile")
+      .then((user) => {
+        updateSession({ user, must_change_password: user.must_change_password });
         if (user.must_change_password) setPasswordPrompt("first");
       })
       .catch(() => {

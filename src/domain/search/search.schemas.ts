@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { isId } from "../../platform/ids.ts";
+import { FileSchema } from "../files/files.schemas.ts";
 
 /** Largest page a search may ask for; above it the request is refused (400), not silently cut. */
 export const SEARCH_MAX_LIMIT = 1000;
@@ -154,3 +155,14 @@ function normalizePathPrefix(path: string | undefined): string | undefined {
   const trimmed = `/${path.trim()}`.replace(/\/{2,}/g, "/").replace(/\/+$/, "");
   return trimmed === "" ? undefined : trimmed;
 }
+
+/** One page of search results. */
+export const SearchResultSchema = z
+  .object({
+    files: z.array(FileSchema),
+    total: z.number().int(),
+    page: z.number().int(),
+    page_size: z.number().int(),
+    total_pages: z.number().int(),
+  })
+  .openapi("SearchResult");

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import { FileSchema } from "../../domain/files/files.schemas.ts";
-import { SEARCH_MAX_LIMIT, SORT_FIELDS } from "../../domain/search/search.schemas.ts";
+import { SEARCH_MAX_LIMIT, SearchResultSchema, SORT_FIELDS } from "../../domain/search/search.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
 import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
@@ -30,16 +29,6 @@ const SearchParams = z.object({
   ),
   sort_order: text("asc (default) or desc"),
 });
-
-export const SearchResultSchema = z
-  .object({
-    files: z.array(FileSchema),
-    total: z.number().int(),
-    page: z.number().int(),
-    page_size: z.number().int(),
-    total_pages: z.number().int(),
-  })
-  .openapi("SearchResult");
 
 const search = createRoute({
   method: "get",

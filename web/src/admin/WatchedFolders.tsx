@@ -15,11 +15,10 @@ function statusOf(w: WatchedFolder): string {
 /** Figures of the running or last scan, as the server reports them on the record. */
 function scanFigures(w: WatchedFolder): [string, string][] {
   const out: [string, string][] = [];
-  const n = (k: string) => (typeof w[k] === "number" ? (w[k] as number) : undefined);
-  if (n("files_seen") !== undefined) out.push(["seen", n("files_seen")!.toLocaleString()]);
-  if (n("files_indexed") !== undefined) out.push(["indexed", n("files_indexed")!.toLocaleString()]);
-  if (n("scan_errors")) out.push(["errors", n("scan_errors")!.toLocaleString()]);
-  if (n("scan_rate")) out.push(["rate", `${Math.round(n("scan_rate")!).toLocaleString()} files/s`]);
+  out.push(["seen", w.files_seen.toLocaleString()]);
+  out.push(["indexed", w.files_indexed.toLocaleString()]);
+  if (w.scan_errors) out.push(["errors", w.scan_errors.toLocaleString()]);
+  if (w.scan_rate) out.push(["rate", `${Math.round(w.scan_rate).toLocaleString()} files/s`]);
   const finished = w.last_scan_finished_at;
   if (typeof finished === "string") out.push(["last scan", formatDate(finished)]);
   return out;

@@ -16,7 +16,9 @@ export class ApiError extends Error {
 export interface Session {
   access_token: string;
   refresh_token: string;
-  user?: User;
+  /** The sign-in answer's user, completed by the profile once it is fetched. */
+  user?: TokenPair["user"] & Partial<User>;
+  /** From the profile: the server refuses everything else until it is changed. */
   must_change_password?: boolean;
 }
 
@@ -85,7 +87,7 @@ export function setSession(pair: TokenPair, user?: User): void {
     access_token: pair.access_token,
     refresh_token: pair.refresh_token,
     user: pair.user ?? user ?? session?.user,
-    must_change_password: pair.must_change_password ?? pair.user?.must_change_password,
+    must_change_password: user?.must_change_password ?? session?.must_change_password,
   });
 }
 

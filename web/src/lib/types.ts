@@ -1,103 +1,33 @@
-/** Wire shapes of the public REST API (interface.md, CONTRACT.md). */
+/**
+ * Wire shapes of the public REST API, derived from the server's own zod
+ * schemas (the ones that also produce /swagger/doc.json). Type-only imports:
+ * nothing of the server reaches the bundle, and a field the server renames or
+ * drops is a compile error here instead of a silent `undefined` in the UI.
+ */
+import type { z } from "@hono/zod-openapi";
+import type { ApiKeySchema, CreatedApiKeySchema } from "../../../src/domain/apikeys/apikeys.schemas.ts";
+import type { TokenPairSchema } from "../../../src/domain/auth/auth.schemas.ts";
+import type { FileListSchema, FileSchema, TagSchema } from "../../../src/domain/files/files.schemas.ts";
+import type {
+  ContinueWatchingSchema,
+  PlaybackPositionSchema,
+} from "../../../src/domain/playback/playback.schemas.ts";
+import type { RoleSchema } from "../../../src/domain/roles/roles.schemas.ts";
+import type { SearchResultSchema } from "../../../src/domain/search/search.schemas.ts";
+import type { UserDetailSchema } from "../../../src/domain/users/users.schemas.ts";
+import type { WatchedFolderSchema } from "../../../src/domain/watched/watched.schemas.ts";
 
-export interface Tag {
-  id: string;
-  name: string;
-  color: string;
-  created_at?: string;
-}
-
-export interface FileRec {
-  id: string;
-  name: string;
-  path: string;
-  parent_id?: string | null;
-  type: "file" | "directory" | "symlink";
-  size: number;
-  mime_type: string;
-  hash?: string;
-  created_at: string;
-  updated_at: string;
-  accessed_at?: string;
-  tags?: Tag[];
-  is_deleted?: boolean;
-  deleted_at?: string | null;
-  read_only?: boolean;
-  is_offline?: boolean;
-  watched_folder_id?: string | null;
-}
-
-export interface FileList {
-  files: FileRec[];
-  total: number;
-}
-
-export interface SearchResult extends FileList {
-  page: number;
-  page_size: number;
-  total_pages: number;
-}
-
-export interface User {
-  id: string;
-  username: string;
-  email: string;
-  organization_id?: string;
-  is_active?: boolean;
-  created_at?: string;
-  display_name?: string;
-  must_change_password?: boolean;
-  roles?: (string | { id?: string; name: string })[];
-  role?: string;
-}
-
-export interface TokenPair {
-  access_token: string;
-  refresh_token: string;
-  expires_in: number;
-  user?: User;
-  must_change_password?: boolean;
-}
-
-export interface Role {
-  id?: string;
-  name: string;
-  description?: string;
-  permissions: string[];
-}
-
-export interface ApiKey {
-  id: string;
-  name: string;
-  key?: string;
-  permissions: string[];
-  created_at: string;
-  last_used_at?: string | null;
-  expires_at?: string | null;
-}
-
-export interface PlaybackPosition {
-  file_id: string;
-  position_seconds: number;
-  duration_seconds: number;
-  last_updated?: string;
-  file?: FileRec;
-  watched?: boolean;
-}
-
-/** A watched folder with its scan figures (watched.schemas.ts). */
-export interface WatchedFolder {
-  id: string;
-  name: string;
-  path: string;
-  directory_id?: string | null;
-  status?: "idle" | "scanning" | "watching" | "polling" | "offline" | "error";
-  status_message?: string;
-  files_seen?: number;
-  files_indexed?: number;
-  scan_errors?: number;
-  scan_rate?: number;
-  last_scan_started_at?: string;
-  last_scan_finished_at?: string;
-  [k: string]: unknown;
-}
+export type Tag = z.output<typeof TagSchema>;
+export type FileRec = z.output<typeof FileSchema>;
+export type FileList = z.output<typeof FileListSchema>;
+export type SearchResult = z.output<typeof SearchResultSchema>;
+/** The signed-in user as GET /auth/profile describes them. */
+export type User = z.output<typeof UserDetailSchema>;
+export type TokenPair = z.output<typeof TokenPairSchema>;
+export type Role = z.output<typeof RoleSchema>;
+export type ApiKey = z.output<typeof ApiKeySchema> &
+  Partial<Pick<z.output<typeof CreatedApiKeySchema>, "key">>;
+export type PlaybackPosition = z.output<typeof PlaybackPositionSchema> & {
+  file?: z.output<typeof ContinueWatchingSchema>["items"][number]["file"];
+};
+export type WatchedFolder = z.output<typeof WatchedFolderSchema>;
