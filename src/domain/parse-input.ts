@@ -2,14 +2,15 @@ import type { z } from "zod";
 import { AppError } from "../errors.ts";
 
 /**
- * The 400 ERR_VALIDATION for a failed zod parse: the message names the
- * first bad field, `details.issues` lists every issue. REST's request
- * validation and the services' `parseInput` both answer with it.
+ * The 400 ERR_VALIDATION for a failed zod parse, the one mapping of every
+ * validation failure (REST request validation, every service's parseInput,
+ * search): the message names the first bad field (or `where`, the input as
+ * a whole: "body", "query", "input"), `details.issues` lists every issue.
  */
-export function validationError(error: z.ZodError, fallback = "invalid input"): AppError {
+export function validationError(error: z.ZodError, where = "input"): AppError {
   const issues = error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
   const first = issues[0];
-  return new AppError("VALIDATION", first ? `${first.path || "body"}: ${first.message}` : fallback, {
+  return new AppError("VALIDATION", first ? `${first.path || where}: ${first.message}` : `invalid ${where}`, {
     issues,
   });
 }
@@ -19,8 +20,8 @@ export function validationError(error: z.ZodError, fallback = "invalid input"): 
  * 400 ERR_VALIDATION (see validationError), so RPC callers (which skip
  * REST's request validation) get the same answer as REST ones instead of a 500.
  */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where = "input"): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw validationError(parsed.error);
+  throw validationError(parsed.error, where);
 }

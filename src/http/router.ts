@@ -12,7 +12,8 @@ import type { Env, Router } from "./env.ts";
 export function newRouter(): Router {
   return new OpenAPIHono<Env>({
     defaultHook: (result) => {
-      if (!result.success) throw validationError(result.error, "invalid request");
+      if (!result.success)
+        throw validationError(result.error, result.target === "json" ? "body" : result.target);
     },
   });
 }

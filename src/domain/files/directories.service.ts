@@ -2,6 +2,7 @@ import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import { type Actor, requirePermission } from "../actor.ts";
+import { parseInput } from "../parse-input.ts";
 import { type DirectoryDto, type DirectoryNodeDto, type FileDto, toFileDtos } from "./files.dto.ts";
 import type { FileRow, FilesRepo } from "./files.repo.ts";
 import {
@@ -10,7 +11,6 @@ import {
   MoveFileInput,
   moveTarget,
   PageInput,
-  parseInput,
   RecursiveInput,
   TreeInput,
 } from "./files.schemas.ts";

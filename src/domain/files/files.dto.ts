@@ -1,36 +1,14 @@
+import type { z } from "@hono/zod-openapi";
 import type { Db } from "../../db/client.ts";
 import { type TagDto, tagsForFiles } from "../tags/tags.repo.ts";
 import type { FileRow } from "./files.repo.ts";
+import type { DirectorySchema, FileSchema } from "./files.schemas.ts";
 
-/** A file or directory as clients see it (interface.md "File"). */
-export interface FileDto {
-  id: string;
-  name: string;
-  path: string;
-  parent_id?: string;
-  type: "file" | "directory" | "symlink";
-  size: number;
-  mime_type: string;
-  hash: string;
-  created_at: string;
-  updated_at: string;
-  accessed_at: string;
-  /** Reserved by interface.md; always "". */
-  permissions: string;
-  tags: TagDto[];
-  is_deleted: boolean;
-  deleted_at?: string;
-  /** In a watched folder: the tree may not change it (403 ERR_READ_ONLY). */
-  read_only: boolean;
-  /** Its watched folder's drive is absent. */
-  is_offline: boolean;
-}
+/** A file or directory as clients see it: the shape of FileSchema, the one source of it. */
+export type FileDto = z.output<typeof FileSchema>;
 
 /** A directory with the number of its live immediate children. */
-export interface DirectoryDto {
-  file: FileDto;
-  child_count: number;
-}
+export type DirectoryDto = z.output<typeof DirectorySchema>;
 
 /** One directory of a tree and its subdirectories. */
 export interface DirectoryNodeDto {

@@ -109,14 +109,3 @@ export const DirectoryListSchema = z
 export const FileContentSchema = z
   .object({ content: z.string(), mime_type: z.string(), encoding: z.literal("utf-8") })
   .openapi("FileContent");
-
-/** Parses service input with `schema`; failures are 400 ERR_VALIDATION naming the field. */
-export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const r = schema.safeParse(input);
-  if (r.success) return r.data;
-  const issues = r.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-  const first = issues[0];
-  throw new AppError("VALIDATION", first ? `${first.path || "input"}: ${first.message}` : "invalid input", {
-    issues,
-  });
-}

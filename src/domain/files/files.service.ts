@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { AppError } from "../../errors.ts";
 import { type Actor, requirePermission } from "../actor.ts";
+import { parseInput } from "../parse-input.ts";
 import {
   type HostContentResolver,
   locateContent,
@@ -16,7 +17,6 @@ import {
   ListFilesInput,
   MoveFileInput,
   moveTarget,
-  parseInput,
   RecursiveInput,
   UpdateFileInput,
 } from "./files.schemas.ts";

@@ -1,11 +1,12 @@
 import { AppError } from "../../errors.ts";
 import { isId, nowIso } from "../../platform/ids.ts";
 import { type Actor, can, requirePermission } from "../actor.ts";
+import { parseInput } from "../parse-input.ts";
 import { reclaimUnused } from "./content.ts";
 import type { FilesDeps } from "./deps.ts";
 import { type FileDto, toFileDtos, toTaggedFileDto } from "./files.dto.ts";
 import type { FileRow } from "./files.repo.ts";
-import { PageInput, parseInput } from "./files.schemas.ts";
+import { PageInput } from "./files.schemas.ts";
 import { COPY_BATCH } from "./tree.ts";
 
 /**

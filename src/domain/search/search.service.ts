@@ -1,8 +1,8 @@
 import type { Db } from "../../db/client.ts";
-import { AppError } from "../../errors.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { type FileDto, toFileDtos } from "../files/files.dto.ts";
+import { parseInput } from "../parse-input.ts";
 import { createSearchRepo, DEFAULT_PLAN, type SearchPlanOptions } from "./search.repo.ts";
 import { SearchInputSchema, type SearchSpec, toSearchSpec } from "./search.schemas.ts";
 
@@ -24,13 +24,7 @@ const STREAM_BATCH = 200;
 
 /** Validates raw search input (REST query strings or an RPC SearchQuery); 400 ERR_VALIDATION otherwise. */
 export function parseSearchInput(input: unknown): SearchSpec {
-  const parsed = SearchInputSchema.safeParse(input ?? {});
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
-    const first = issues[0]!;
-    throw new AppError("VALIDATION", `${first.path || "query"}: ${first.message}`, { issues });
-  }
-  return toSearchSpec(parsed.data);
+  return toSearchSpec(parseInput(SearchInputSchema, input ?? {}, "query"));
 }
 
 /**

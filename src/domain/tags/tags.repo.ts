@@ -1,14 +1,11 @@
+import type { z } from "@hono/zod-openapi";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { files, fileTags, tags } from "../../db/schema.ts";
+import type { TagSchema } from "../files/files.schemas.ts";
 
-/** A tag as clients see it. */
-export interface TagDto {
-  id: string;
-  name: string;
-  color: string;
-  created_at: string;
-}
+/** A tag as clients see it: the shape of TagSchema. */
+export type TagDto = z.output<typeof TagSchema>;
 
 /** The tags of many files at once (one query), for File records. */
 export function tagsForFiles(db: Db, fileIds: readonly string[]): Map<string, TagDto[]> {
