@@ -1,6 +1,6 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import type { AppContext } from "../context.ts";
-import { authenticate } from "../http/middleware/auth.ts";
+import { authenticate } from "../domain/auth/authenticate.ts";
 import { countRequest, type RateLimiter, type RateLimits } from "../platform/rate-limiter.ts";
 import { requestIdOf } from "../platform/request-id.ts";
 import { kActor, kClientIp } from "./call-context.ts";
@@ -104,7 +104,7 @@ export function authInterceptor(ctx: AppContext, limits: RateLimits): Intercepto
   return (next) => async (req) => {
     let actor: Awaited<ReturnType<typeof authenticate>>;
     try {
-      actor = await authenticate(ctx, req.header);
+      actor = await authenticate(ctx.services.auth, req.header);
     } catch (err) {
       if (enabled) hit(ctx, "global", limits.ip, req.contextValues.get(kClientIp));
       throw err;

@@ -1,37 +1,10 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppContext } from "../../context.ts";
 import { requirePermission } from "../../domain/actor.ts";
-import { AppError } from "../../errors.ts";
+import { authenticate, hasCredential } from "../../domain/auth/authenticate.ts";
 import type { RateLimiter } from "../../platform/rate-limiter.ts";
 import type { Env } from "../env.ts";
 import { checkRateLimit } from "./rate-limit.ts";
-
-/** Reads the credential of a request: a bearer JWT or an X-API-Key, never a query parameter. */
-export function credentialOf(headers: {
-  get(name: string): string | null | undefined;
-}): { kind: "bearer"; token: string } | { kind: "apikey"; key: string } | undefined {
-  const authorization = headers.get("authorization");
-  if (authorization) {
-    const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(authorization);
-    if (!m) throw new AppError("UNAUTHENTICATED", "malformed Authorization header");
-    return { kind: "bearer", token: m[1]! };
-  }
-  const key = headers.get("x-api-key");
-  if (key) return { kind: "apikey", key: key.trim() };
-  return undefined;
-}
-
-/** Turns a request's credential into an Actor or throws 401. Shared by REST and RPC. */
-export async function authenticate(
-  ctx: AppContext,
-  headers: { get(name: string): string | null | undefined },
-) {
-  const cred = credentialOf(headers);
-  if (!cred) throw new AppError("UNAUTHENTICATED", "authentication required");
-  return cred.kind === "bearer"
-    ? ctx.services.auth.authenticateBearer(cred.token)
-    : ctx.services.auth.authenticateApiKey(cred.key);
-}
 
 /**
  * Authenticates the caller (401 otherwise), applies the per-user rate limit,
@@ -51,12 +24,12 @@ export function requireAuth(
     let actor: Awaited<ReturnType<typeof authenticate>>;
     const headers = { get: (n: string) => c.req.header(n) };
     try {
-      actor = await authenticate(ctx, headers);
+      actor = await authenticate(ctx.services.auth, headers);
     } catch (err) {
       // A failed credential counts against the client's address, so guessing
       // is limited. A request with no credential at all was already counted
       // once, as anonymous traffic, by the global limit: not twice.
-      if (ctx.cfg.rate_limit.enabled && (headers.get("authorization") || headers.get("x-api-key"))) {
+      if (ctx.cfg.rate_limit.enabled && hasCredential(headers)) {
         const refused = checkRateLimit(c, "global", limits.ip, ctx.metrics, c.get("clientIp"));
         if (refused) return refused;
       }

@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppContext } from "../../context.ts";
+import { authenticate, hasCredential } from "../../domain/auth/authenticate.ts";
 import type { RateLimiter } from "../../platform/rate-limiter.ts";
 import type { Env } from "../env.ts";
-import { authenticate } from "./auth.ts";
 import { checkRateLimit } from "./rate-limit.ts";
 
 export interface GlobalRateLimitOptions {
@@ -27,7 +27,7 @@ export function globalRateLimit(opts: GlobalRateLimitOptions): MiddlewareHandler
     if (opts.exempt(c.req.path)) return next();
     const ip = c.get("clientIp");
     const headers = { get: (n: string) => c.req.header(n) };
-    if (c.req.query("st") !== undefined && !c.req.header("authorization") && !c.req.header("x-api-key")) {
+    if (c.req.query("st") !== undefined && !hasCredential(headers)) {
       // A stream token (?st=): streamTokenAuth counts a valid one against its
       // user's media budget. Anything else (a bad token, a route that takes
       // none) is anonymous traffic and costs the address, counted afterwards.
@@ -35,12 +35,12 @@ export function globalRateLimit(opts: GlobalRateLimitOptions): MiddlewareHandler
       if (!c.get("actor")) limiter.hit(ip);
       return;
     }
-    if (!c.req.header("authorization") && !c.req.header("x-api-key")) {
+    if (!hasCredential(headers)) {
       const refused = checkRateLimit(c, "global", limiter, ctx.metrics, ip);
       return refused ?? next();
     }
     if (limiter.exhausted(ip)) {
-      const valid = await authenticate(ctx, headers).then(
+      const valid = await authenticate(ctx.services.auth, headers).then(
         () => true,
         () => false,
       );
