@@ -1,5 +1,6 @@
 import type { Config } from "./config/schema.ts";
 import type { Db } from "./db/client.ts";
+import type { GrantsService } from "./domain/access/grants.service.ts";
 import type { AccountServices } from "./domain/accounts.ts";
 import type { StreamTokens } from "./domain/auth/stream-tokens.ts";
 import type { DirectoriesService } from "./domain/files/directories.service.ts";
@@ -25,6 +26,7 @@ export interface Services extends AccountServices {
   files: FilesService;
   directories: DirectoriesService;
   trash: TrashService;
+  grants: GrantsService;
   search: SearchService;
   tags: TagsService;
   settings: SettingsService;

@@ -10,7 +10,6 @@ import { createAccountServices } from "./domain/accounts.ts";
 import { createStreamTokens } from "./domain/auth/stream-tokens.ts";
 import { createTokenSigner } from "./domain/auth/tokens.ts";
 import { createFileServices } from "./domain/files/area.ts";
-import { createFilesRepo } from "./domain/files/files.repo.ts";
 import { createMediaService } from "./domain/playback/media.service.ts";
 import { createPlaybackService } from "./domain/playback/playback.service.ts";
 import { createThumbnailService } from "./domain/playback/thumbnails.service.ts";
@@ -92,14 +91,22 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       maxDepth: cfg.storage.max_depth,
     },
   });
-  const accounts = createAccountServices({ db, cfg, tokens, passwords, metrics });
+  const accounts = createAccountServices({
+    db,
+    cfg,
+    tokens,
+    passwords,
+    metrics,
+    ensureHome: storage.grants.ensureHome,
+  });
   const services: Services = {
     files: storage.files,
     directories: storage.directories,
     trash: storage.trash,
+    grants: storage.grants,
     ...accounts,
-    search: createSearchService({ db, metrics }),
-    tags: createTagsService({ db }),
+    search: createSearchService({ db, metrics, access: storage.access }),
+    tags: createTagsService({ db, access: storage.access }),
     settings: createSettingsService({ repo: createSettingsRepo(db) }),
     watched: createWatchedService({
       db,
@@ -108,8 +115,10 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       metrics,
       hostPolicy,
       limits: { maxPathLength: cfg.storage.max_path_length, maxDepth: cfg.storage.max_depth },
+      access: storage.access,
+      grants: storage.grants,
     }),
-    playback: createPlaybackService({ db }),
+    playback: createPlaybackService({ db, access: storage.access }),
     media: createMediaService({ openMedia: storage.files.openMedia, tools: mediaTools, metrics }),
     thumbnails: createThumbnailService({
       openContent: storage.files.openContent,
@@ -118,7 +127,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       cacheMaxBytes: cfg.media.thumbnail_cache_max_bytes,
     }),
     suggestions: createSuggestionsService({ hostPolicy }),
-    streamTokens: createStreamTokens({ files: createFilesRepo(db), users: accounts.usersRepo, keys }),
+    streamTokens: createStreamTokens({ files: storage.tree, users: accounts.usersRepo, keys }),
   };
   const ctx: AppContext = {
     cfg,

@@ -16,6 +16,8 @@ import { parseArgs } from "node:util";
 import { type Db, openDb } from "../../src/db/client.ts";
 import m0001 from "../../src/db/migrations/0001_init.ts";
 import { organizations } from "../../src/db/schema.ts";
+import { createAccessRepo } from "../../src/domain/access/access.repo.ts";
+import { createAccess } from "../../src/domain/access/access.ts";
 import type { Actor } from "../../src/domain/actor.ts";
 import { createSearchService } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
@@ -160,7 +162,7 @@ function resetPeakRss(): void {
 }
 
 function runAttic(db: Db) {
-  const search = createSearchService({ db });
+  const search = createSearchService({ db, access: createAccess(createAccessRepo(db)) });
   for (const m of MIX) search.search(ACTOR, m.q); // warm the page cache and statement cache
   resetPeakRss();
   const samples: number[] = [];

@@ -230,10 +230,14 @@ export const files = sqliteTable(
     created_at: text("created_at").notNull(),
     updated_at: text("updated_at").notNull(),
     accessed_at: text("accessed_at").notNull(),
+    /** The nearest access root at or above the row (itself when it is one); null = the top's list. */
+    acl_id: text("acl_id"),
+    /** Set on a personal folder: whose it is. */
+    home_of: text("home_of"),
   },
   (t) => [
     uniqueIndex("files_live_name_uq")
-      .on(t.organization_id, sql`coalesce(${t.parent_id}, '')`, t.name)
+      .on(t.organization_id, sql`coalesce(${t.parent_id}, 'home:' || ${t.home_of}, '')`, t.name)
       .where(sql`${t.is_deleted} = 0`),
     index("files_parent_idx").on(t.organization_id, t.parent_id, t.is_deleted, t.name),
     index("files_path_idx").on(t.organization_id, t.path),
@@ -241,6 +245,41 @@ export const files = sqliteTable(
     index("files_blob_idx").on(t.blob_hash),
     index("files_watched_idx").on(t.watched_folder_id, t.host_rel_path),
     index("files_deleted_idx").on(t.organization_id, t.is_deleted, t.deleted_at),
+    uniqueIndex("files_home_uq").on(t.home_of).where(sql`${t.home_of} IS NOT NULL`),
+  ],
+);
+
+/** Folders with a grant list of their own ("access roots"); folder_id "" is the organization's top. */
+export const accessLists = sqliteTable(
+  "access_lists",
+  {
+    organization_id: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    folder_id: text("folder_id").notNull(),
+    /** Set on a personal folder and every access root inside one: that user always manages it. */
+    home_user_id: text("home_user_id"),
+    updated_at: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organization_id, t.folder_id] })],
+);
+
+/** One grant of an access root: a user, a group or everyone, at level 1 read, 2 write, 3 manage. */
+export const folderGrants = sqliteTable(
+  "folder_grants",
+  {
+    organization_id: text("organization_id").notNull(),
+    folder_id: text("folder_id").notNull(),
+    /** user | group | everyone */
+    subject_type: text("subject_type").notNull(),
+    /** The user or group id; "" for everyone. */
+    subject_id: text("subject_id").notNull(),
+    level: integer("level").notNull(),
+    created_at: text("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.organization_id, t.folder_id, t.subject_type, t.subject_id] }),
+    index("folder_grants_subject_idx").on(t.subject_type, t.subject_id),
   ],
 );
 

@@ -2,6 +2,7 @@ import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/client.ts";
 import type { Metrics } from "../platform/metrics.ts";
 import type { PasswordHasher } from "../platform/passwords.ts";
+import type { Actor } from "./actor.ts";
 import { createApiKeysRepo } from "./apikeys/apikeys.repo.ts";
 import { type ApiKeysService, createApiKeysService } from "./apikeys/apikeys.service.ts";
 import { type AccountService, createAccountService } from "./auth/account.service.ts";
@@ -38,6 +39,7 @@ export function createAccountServices(deps: {
   tokens: TokenSigner;
   passwords: PasswordHasher;
   metrics: Metrics;
+  ensureHome: (actor: Actor) => string;
 }): AccountServices {
   const { db, cfg, tokens, passwords, metrics } = deps;
   const usersRepo = createUsersRepo(db);
@@ -58,6 +60,7 @@ export function createAccountServices(deps: {
       orgs: orgsRepo,
       passwords,
       metrics,
+      ensureHome: deps.ensureHome,
     }),
     orgs: createOrgsService({ orgs: orgsRepo, users }),
     groups: createGroupsService({ groups: createGroupsRepo(db), users: usersRepo }),

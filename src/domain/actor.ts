@@ -21,6 +21,12 @@ export interface Actor {
    * so only profile, change-password and logout (which need none) answer.
    */
   mustChangePassword?: boolean;
+  /**
+   * Whether the organization admin's override over shared folders applies
+   * (docs/access.md). Absent: it follows `org:admin` in `permissions`. A
+   * stream token's actor reads with its user's override but no other power.
+   */
+  sharedAdmin?: boolean;
 }
 
 function refuseUntilPasswordChanged(actor: Actor): void {

@@ -5,6 +5,8 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "../../src/db/client.ts";
 import { files, organizations } from "../../src/db/schema.ts";
+import { createAccessRepo } from "../../src/domain/access/access.repo.ts";
+import { createAccess } from "../../src/domain/access/access.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { createSearchService, parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
@@ -79,7 +81,7 @@ describe("search plans agree", () => {
   });
 
   it("streams the same window as one search answers, in batches", () => {
-    const service = createSearchService({ db });
+    const service = createSearchService({ db, access: createAccess(createAccessRepo(db)) });
     const actor = {
       userId: "u",
       username: "u",

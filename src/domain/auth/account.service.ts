@@ -8,7 +8,7 @@ import { createOrganization, createPersonalOrganization } from "../orgs/org-name
 import type { OrgsRepo } from "../orgs/orgs.repo.ts";
 import { parseInput } from "../parse-input.ts";
 import type { UsersRepo } from "../users/users.repo.ts";
-import type { UserDetail } from "../users/users.schemas.ts";
+import type { Profile } from "../users/users.schemas.ts";
 import type { UsersService } from "../users/users.service.ts";
 import {
   ChangePasswordInput,
@@ -28,6 +28,8 @@ interface Deps {
   orgs: OrgsRepo;
   passwords: PasswordHasher;
   metrics: Metrics;
+  /** The caller's personal folder, created on first use (grants.service.ts). */
+  ensureHome: (actor: Actor) => string;
 }
 
 /** API keys act for a user but are not the user: they cannot change who the user is. */
@@ -96,14 +98,14 @@ export function createAccountService(deps: Deps) {
     metrics.authAttempts.inc({ method: "change_password", status: "success" });
   }
 
-  function profile(actor: Actor): UserDetail {
+  function profile(actor: Actor): Profile {
     const user = usersRepo.byId(actor.userId);
     if (!user) throw new AppError("UNAUTHENTICATED", "unknown user");
-    return users.detail(user);
+    return { ...users.detail(user), home_directory_id: deps.ensureHome(actor) };
   }
 
   /** Changes the caller's username, email or display name; taken names answer 409. */
-  function updateProfile(actor: Actor, input: ProfileUpdate): UserDetail {
+  function updateProfile(actor: Actor, input: ProfileUpdate): Profile {
     requireSignedIn(actor);
     const data = parseInput(ProfileUpdateInput, input);
     users.assertAvailable(data, actor.userId);

@@ -3,7 +3,7 @@ import { AppError } from "../../errors.ts";
 import { newId } from "../../platform/ids.ts";
 import type { SigningKeys } from "../../platform/keys.ts";
 import { type Actor, requirePermission } from "../actor.ts";
-import type { FilesRepo } from "../files/files.repo.ts";
+import type { Tree } from "../files/tree.ts";
 import { hasPermission } from "../permissions.ts";
 import { permissionsOf, sessionsCutoffMs, type UsersRepo } from "../users/users.repo.ts";
 
@@ -30,15 +30,16 @@ export interface StreamGrant {
  * general credential, and `verify` accepts it only for the file it names.
  */
 export function createStreamTokens(deps: {
-  files: Pick<FilesRepo, "get">;
+  files: Pick<Tree, "live">;
   users: Pick<UsersRepo, "byId" | "rolesOf">;
   keys: SigningKeys;
 }) {
   /** Issues a token for a live file of the actor's organization (404 otherwise, as for any missing file). */
   async function issue(actor: Actor, fileId: string): Promise<{ token: string; expires_at: string }> {
     requirePermission(actor, "file:read");
-    const row = deps.files.get(actor.organizationId, fileId);
-    if (!row || row.type === "directory") throw new AppError("FILE_NOT_FOUND", "file not found");
+    // Only a file the actor may read (folder grants): another person's private file is 404.
+    const row = deps.files.live(actor, fileId);
+    if (row.type === "directory") throw new AppError("FILE_NOT_FOUND", "file not found");
     const issuedAtMs = Date.now();
     const iat = Math.floor(issuedAtMs / 1000);
     const exp = iat + STREAM_TOKEN_TTL_SECONDS;
@@ -101,6 +102,7 @@ export function createStreamTokens(deps: {
     ) {
       throw new AppError("UNAUTHENTICATED", "invalid stream token");
     }
+    const permissions = permissionsOf(deps.users.rolesOf(user.id));
     return {
       userId: user.id,
       username: user.username,
@@ -108,6 +110,8 @@ export function createStreamTokens(deps: {
       permissions: ["file:read"],
       isInstanceAdmin: false,
       via: "jwt",
+      // It reads what its user reads now: folder grants are checked on every request.
+      sharedAdmin: hasPermission(permissions, "org:admin"),
     };
   }
 

@@ -2,6 +2,9 @@ import type { Db } from "../../db/client.ts";
 import type { Logger } from "../../log.ts";
 import { BlobStore } from "../../platform/blobstore.ts";
 import type { Metrics } from "../../platform/metrics.ts";
+import { createAccessRepo } from "../access/access.repo.ts";
+import { createAccess } from "../access/access.ts";
+import { createGrantsService } from "../access/grants.service.ts";
 import { reclaimUnused } from "./content.ts";
 import { createDirectoriesService } from "./directories.service.ts";
 import { createFilesRepo, type FilesRepo } from "./files.repo.ts";
@@ -26,17 +29,23 @@ export function createFileServices(deps: {
   const swept = blobs.sweepTemp();
   if (swept > 0) deps.log.warn({ count: swept }, "removed temp files of interrupted uploads");
   const repo = createFilesRepo(deps.db);
-  const tree = createTree(deps.db, repo, deps.limits);
+  const accessRepo = createAccessRepo(deps.db);
+  const access = createAccess(accessRepo);
+  const tree = createTree(deps.db, repo, deps.limits, access);
   const unfinished = repo.dropUnfinishedCopies();
   if (unfinished > 0)
     deps.log.warn({ rows: unfinished }, "removed the hidden rows of copies a stop interrupted");
-  const common = { ...deps, repo, tree, blobs };
+  const common = { ...deps, repo, tree, blobs, access };
   void sweepOrphanBlobs(repo, blobs, deps.log);
   return {
     blobs,
+    tree,
+    access,
+    accessRepo,
     files: createFilesService(common),
     directories: createDirectoriesService(common),
     trash: createTrashService(common),
+    grants: createGrantsService({ repo, tree, access, accessRepo }),
   };
 }
 

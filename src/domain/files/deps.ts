@@ -2,6 +2,7 @@ import type { Db } from "../../db/client.ts";
 import type { Logger } from "../../log.ts";
 import type { BlobStore } from "../../platform/blobstore.ts";
 import type { Metrics } from "../../platform/metrics.ts";
+import type { Access } from "../access/access.ts";
 import type { FilesRepo } from "./files.repo.ts";
 import type { Tree } from "./tree.ts";
 
@@ -10,6 +11,7 @@ export interface FilesDeps {
   db: Db;
   repo: FilesRepo;
   tree: Tree;
+  access: Access;
   blobs: BlobStore;
   metrics: Metrics;
   log: Logger;

@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { Metrics } from "../../platform/metrics.ts";
+import { type Access, LEVEL } from "../access/access.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
 import { type DirectoryDto, type DirectoryNodeDto, type FileDto, toFileDtos } from "./files.dto.ts";
@@ -26,12 +27,19 @@ export const MAX_TREE_NODES = 50_000;
  * shared by REST and RPC, with the same permission and organization rules
  * as files.
  */
-export function createDirectoriesService(deps: { db: Db; repo: FilesRepo; tree: Tree; metrics: Metrics }) {
-  const { db, repo, tree } = deps;
+export function createDirectoriesService(deps: {
+  db: Db;
+  repo: FilesRepo;
+  tree: Tree;
+  access: Access;
+  metrics: Metrics;
+}) {
+  const { db, repo, tree, access } = deps;
 
   function withCounts(actor: Actor, rows: readonly FileRow[]): DirectoryDto[] {
     const counts = repo.childCounts(
       actor.organizationId,
+      access.view(actor),
       rows.map((r) => r.id),
     );
     return toFileDtos(db, rows).map((file) => ({ file, child_count: counts.get(file.id) ?? 0 }));
@@ -40,7 +48,7 @@ export function createDirectoriesService(deps: { db: Db; repo: FilesRepo; tree: 
 
   /** The tree under `root`, `depth` levels of subdirectories (0 = all). */
   function buildTree(actor: Actor, root: FileRow, depth: number): DirectoryNodeDto {
-    const rows = tree.liveSubtree(actor.organizationId, root).filter((r) => r.type === "directory");
+    const rows = tree.readableSubtree(actor, root).filter((r) => r.type === "directory");
     if (rows.length > MAX_TREE_NODES) {
       throw new AppError("VALIDATION", `tree has more than ${MAX_TREE_NODES} directories; ask with a depth`);
     }
@@ -89,7 +97,7 @@ export function createDirectoriesService(deps: { db: Db; repo: FilesRepo; tree: 
       requirePermission(actor, "file:read");
       const page = parseInput(PageInput, input ?? {});
       const dir = tree.liveDir(actor, id);
-      const { rows, total } = repo.children(actor.organizationId, dir.id, page);
+      const { rows, total } = repo.children(actor.organizationId, access.view(actor), dir.id, page);
       return { files: toFileDtos(db, rows), total };
     },
 
@@ -97,8 +105,14 @@ export function createDirectoriesService(deps: { db: Db; repo: FilesRepo; tree: 
     list(actor: Actor, input: unknown): { directories: DirectoryDto[]; total: number } {
       requirePermission(actor, "file:read");
       const q = parseInput(ListFilesInput, input ?? {});
-      const parent = tree.parent(actor, q.parent_id);
-      const { rows, total } = repo.children(actor.organizationId, parent?.id ?? null, q, true);
+      const parent = tree.parent(actor, q.parent_id, LEVEL.read);
+      const { rows, total } = repo.children(
+        actor.organizationId,
+        access.view(actor),
+        parent?.id ?? null,
+        q,
+        true,
+      );
       return { directories: withCounts(actor, rows), total };
     },
 

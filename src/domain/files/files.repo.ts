@@ -1,12 +1,20 @@
-import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { blobs, files } from "../../db/schema.ts";
+import type { AccessView } from "../access/access.ts";
 
 export type FileRow = typeof files.$inferSelect;
 export type NewFileRow = typeof files.$inferInsert;
 
+/** Children of `parentId`; the top's children exclude personal folders (they have a name space of their own). */
 const parentIs = (parentId: string | null) =>
-  parentId === null ? isNull(files.parent_id) : eq(files.parent_id, parentId);
+  parentId === null ? and(isNull(files.parent_id), isNull(files.home_of)) : eq(files.parent_id, parentId);
+
+/** Rows the viewer may read (folder grants), checked in the query. */
+export const readableBy = (v: AccessView, need: 1 | 2 | 3 = 1, column: SQL = sql`${files.acl_id}`) =>
+  v.top >= need
+    ? sql`(${column} IS NULL OR ${column} IN (SELECT value FROM json_each(${v.atLeast[need]})))`
+    : sql`${column} IN (SELECT value FROM json_each(${v.atLeast[need]}))`;
 
 /**
  * The queries of the tree. Every one takes the organization id, so no
@@ -75,9 +83,10 @@ export function createFilesRepo(db: Db) {
         .get();
     },
 
-    /** Live children, directories first then by name; `onlyDirs` for directory listings. */
+    /** Live children the viewer may read, directories first then by name; `onlyDirs` for directory listings. */
     children(
       orgId: string,
+      viewer: AccessView,
       parentId: string | null,
       page: { limit: number; offset: number },
       onlyDirs = false,
@@ -87,6 +96,7 @@ export function createFilesRepo(db: Db) {
         parentIs(parentId),
         eq(files.is_deleted, false),
         onlyDirs ? eq(files.type, "directory") : undefined,
+        readableBy(viewer),
       );
       const rows = db
         .select()
@@ -100,8 +110,8 @@ export function createFilesRepo(db: Db) {
       return { rows, total };
     },
 
-    /** Number of live immediate children of each id. */
-    childCounts(orgId: string, ids: readonly string[]): Map<string, number> {
+    /** Number of live immediate children of each id that the viewer may read. */
+    childCounts(orgId: string, viewer: AccessView, ids: readonly string[]): Map<string, number> {
       const out = new Map<string, number>();
       for (let i = 0; i < ids.length; i += 500) {
         const rows = db
@@ -112,6 +122,7 @@ export function createFilesRepo(db: Db) {
               eq(files.organization_id, orgId),
               inArray(files.parent_id, ids.slice(i, i + 500) as string[]),
               eq(files.is_deleted, false),
+              readableBy(viewer),
             ),
           )
           .groupBy(files.parent_id)
@@ -224,10 +235,12 @@ export function createFilesRepo(db: Db) {
 
     /**
      * Deleted rows that head a delete (their parent is live, at the top, or
-     * was deleted in another batch), newest first; `ownerId` narrows to one user.
+     * was deleted in another batch), newest first, that the viewer may act
+     * on: where it manages, or its own items where it may write.
      */
-    trash(orgId: string, ownerId: string | undefined, page: { limit: number; offset: number }) {
-      const owner = ownerId === undefined ? sql`1` : sql`f.owner_id = ${ownerId}`;
+    trash(orgId: string, viewer: AccessView, userId: string, page: { limit: number; offset: number }) {
+      const acl = (need: 2 | 3) => readableBy(viewer, need, sql.raw("f.acl_id"));
+      const owner = sql`(${acl(3)} OR (f.owner_id = ${userId} AND ${acl(2)}))`;
       const base = sql`FROM files f LEFT JOIN files p ON p.id = f.parent_id
         WHERE f.organization_id = ${orgId} AND f.is_deleted = 1 AND ${owner}
           AND (p.id IS NULL OR p.is_deleted = 0 OR p.delete_batch IS NOT f.delete_batch)

@@ -3,7 +3,7 @@ import { AppError } from "../../errors.ts";
 import { isId } from "../../platform/ids.ts";
 
 /** A parent id: an id, or null / "" / absent for the top of the tree. Malformed → 400. */
-const parentRef = z
+export const parentRef = z
   .union([z.string().max(64), z.null()])
   .optional()
   .transform((v, ctx) => {

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { AppError } from "../../errors.ts";
+import { LEVEL } from "../access/access.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
 import {
@@ -69,7 +70,7 @@ export function createFilesService(deps: FilesDeps) {
   ): Promise<Map<string, { hash: string; size: number }>> {
     const out = new Map<string, { hash: string; size: number }>();
     const root = tree.live(actor, id);
-    for (const r of tree.liveSubtree(actor.organizationId, root)) {
+    for (const r of tree.readableSubtree(actor, root)) {
       if (r.type === "directory" || r.blob_hash) continue;
       const content = openedContent(r, await locateContent(r, blobs, hostResolver));
       const staged = await blobs.stage(content.stream());
@@ -97,8 +98,13 @@ export function createFilesService(deps: FilesDeps) {
     list(actor: Actor, input: unknown): { files: FileDto[]; total: number } {
       requirePermission(actor, "file:read");
       const q = parseInput(ListFilesInput, input ?? {});
-      const parent = tree.parent(actor, q.parent_id);
-      const { rows, total } = repo.children(actor.organizationId, parent?.id ?? null, q);
+      const parent = tree.parent(actor, q.parent_id, LEVEL.read);
+      const { rows, total } = repo.children(
+        actor.organizationId,
+        deps.access.view(actor),
+        parent?.id ?? null,
+        q,
+      );
       return { files: toFileDtos(db, rows), total };
     },
 

@@ -1,6 +1,7 @@
 import { AppError } from "../../errors.ts";
 import { isId, nowIso } from "../../platform/ids.ts";
-import { type Actor, can, requirePermission } from "../actor.ts";
+import { LEVEL } from "../access/access.ts";
+import { type Actor, requirePermission } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
 import { reclaimUnused } from "./content.ts";
 import type { FilesDeps } from "./deps.ts";
@@ -10,15 +11,14 @@ import { PageInput } from "./files.schemas.ts";
 import { COPY_BATCH } from "./tree.ts";
 
 /**
- * The trash: soft-deleted items until restored or purged. Members see and
- * act on what they own; holders of `org:admin` on everything of their
- * organization. Restore puts items back where they were: 409 when the name
+ * The trash: soft-deleted items until restored or purged. A user sees and
+ * acts on items of folders they manage (folder grants), and on their own
+ * items where they may still write; another's item they cannot read is 404. Restore puts items back where they were: 409 when the name
  * is taken there again, 409 too when the parent directory is itself in the
  * trash (restore the parent first; nothing is moved silently).
  */
 export function createTrashService(deps: Omit<FilesDeps, "maxUploadBytes">) {
-  const { db, repo, tree } = deps;
-  const isAdmin = (actor: Actor) => can(actor, "org:admin");
+  const { db, repo, tree, access } = deps;
 
   /** A deleted row the actor may act on; 404 when missing, live or another organization's. */
   function trashed(actor: Actor, id: string): FileRow {
@@ -27,8 +27,13 @@ export function createTrashService(deps: Omit<FilesDeps, "maxUploadBytes">) {
     if (!row?.is_deleted || row.delete_batch?.startsWith(COPY_BATCH)) {
       throw new AppError("FILE_NOT_FOUND", "no such item in the trash");
     }
-    if (row.owner_id !== actor.userId && !isAdmin(actor)) {
-      throw new AppError("PERMISSION_DENIED", "only the owner or an administrator may do this");
+    const level = access.levelOf(actor, row);
+    if (level < LEVEL.read) throw new AppError("FILE_NOT_FOUND", "no such item in the trash");
+    if (level < LEVEL.manage && !(row.owner_id === actor.userId && level >= LEVEL.write)) {
+      throw new AppError(
+        "PERMISSION_DENIED",
+        "only the owner or someone who manages this folder may do this",
+      );
     }
     return row;
   }
@@ -47,11 +52,7 @@ export function createTrashService(deps: Omit<FilesDeps, "maxUploadBytes">) {
     list(actor: Actor, input: unknown): { files: FileDto[]; total: number } {
       requirePermission(actor, "file:read");
       const page = parseInput(PageInput, input ?? {});
-      const { rows, total } = repo.trash(
-        actor.organizationId,
-        isAdmin(actor) ? undefined : actor.userId,
-        page,
-      );
+      const { rows, total } = repo.trash(actor.organizationId, access.view(actor), actor.userId, page);
       return { files: toFileDtos(db, rows), total };
     },
 

@@ -2,6 +2,7 @@ import type { Db } from "../../db/client.ts";
 import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, type ErrorCode } from "../../errors.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
+import { type Access, LEVEL, type Level } from "../access/access.ts";
 import type { Actor } from "../actor.ts";
 import type { FileRow, FilesRepo, NewFileRow } from "./files.repo.ts";
 import { childPath } from "./names.ts";
@@ -35,29 +36,69 @@ const depthOf = (path: string) => {
  * Every change runs in one SQLite transaction (synchronous, so two moves
  * cannot interleave and the tree stays acyclic).
  */
-export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits) {
+export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: Access) {
   const tx = <T>(fn: () => T): T => db.$client.transaction(fn).immediate();
 
-  function live(actor: Actor, id: string, code: ErrorCode = "FILE_NOT_FOUND"): FileRow {
+  /**
+   * A live row the actor holds `need` on (folder grants): 404 when missing,
+   * another organization's or unreadable to the actor; 403 when readable
+   * but `need` is more.
+   */
+  function live(
+    actor: Actor,
+    id: string,
+    code: ErrorCode = "FILE_NOT_FOUND",
+    need: Level = LEVEL.read,
+  ): FileRow {
     const row = isId(id) ? repo.get(actor.organizationId, id) : undefined;
     if (!row)
       throw new AppError(code, code === "DIRECTORY_NOT_FOUND" ? "directory not found" : "file not found");
+    access.check(actor, row, need, code);
     return row;
   }
 
-  function liveDir(actor: Actor, id: string): FileRow {
-    const row = live(actor, id, "DIRECTORY_NOT_FOUND");
+  function liveDir(actor: Actor, id: string, need: Level = LEVEL.read): FileRow {
+    const row = live(actor, id, "DIRECTORY_NOT_FOUND", need);
     if (row.type !== "directory") throw new AppError("DIRECTORY_NOT_FOUND", "directory not found");
     return row;
   }
 
-  /** The parent directory of a new place; null is the top. Missing → 404, not a directory → 400. */
-  function parent(actor: Actor, parentId: string | null | undefined): FileRow | null {
-    if (parentId === null || parentId === undefined) return null;
+  /**
+   * The parent directory of a place; null is the top. Missing or unreadable
+   * → 404, not a directory → 400, short of `need` (write by default: a new
+   * item goes there) → 403.
+   */
+  function parent(
+    actor: Actor,
+    parentId: string | null | undefined,
+    need: Level = LEVEL.write,
+  ): FileRow | null {
+    if (parentId === null || parentId === undefined) {
+      if (need > LEVEL.read && access.view(actor).top < need) {
+        throw new AppError(
+          "PERMISSION_DENIED",
+          "you may not change the top of the tree (write access needed)",
+        );
+      }
+      return null;
+    }
     const row = live(actor, parentId, "DIRECTORY_NOT_FOUND");
     if (row.type !== "directory")
       throw new AppError("VALIDATION", "parent is not a directory", { parent_id: parentId });
+    access.check(actor, row, need, "DIRECTORY_NOT_FOUND");
     return row;
+  }
+
+  /** Personal folders stay where they are, under their name. */
+  function notHome(row: FileRow): void {
+    if (row.home_of)
+      throw new AppError("PERMISSION_DENIED", "a personal folder cannot be moved, renamed or deleted");
+  }
+
+  /** The acl id of the row's parent (what it inherits when it has no list of its own). */
+  function parentAcl(org: string, row: FileRow): string | null {
+    if (row.acl_id !== row.id) return row.acl_id;
+    return row.parent_id ? (repo.get(org, row.parent_id, true)?.acl_id ?? null) : null;
   }
 
   /**
@@ -136,6 +177,7 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits) {
         name,
         path: childPath(parent?.path, name),
         ...content,
+        acl_id: parent?.acl_id ?? null,
         created_at: now,
         updated_at: now,
         accessed_at: now,
@@ -155,7 +197,8 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits) {
   function relocate(actor: Actor, id: string, to: { name?: string; parentId?: string | null }): FileRow {
     const org = actor.organizationId;
     return tx(() => {
-      const row = live(actor, id);
+      const row = live(actor, id, "FILE_NOT_FOUND", LEVEL.write);
+      notHome(row);
       writable(row);
       const target = to.parentId === undefined ? parent(actor, row.parent_id) : parent(actor, to.parentId);
       writable(target, "destination");
@@ -166,10 +209,12 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits) {
       nameFree(org, parentId, name, row.id);
       const path = childPath(target?.path, name);
       fits(path, extentBelow(org, row));
+      const fromAcl = parentAcl(org, row);
       conflictOnUnique("an item with that name already exists here", () =>
         repo.update(org, row.id, { name, parent_id: parentId, path, updated_at: nowIso() }),
       );
       if (row.type === "directory") repo.rewriteDescendantPaths(org, row.id, row.path, path);
+      access.moved(org, row, fromAcl, target?.acl_id ?? null);
       return repo.get(org, row.id) as FileRow;
     });
   }
@@ -198,7 +243,13 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits) {
       notIntoItself(org, src, target);
       const name = to.name ?? src.name;
       nameFree(org, target?.id ?? null, name);
-      return { src, name, parentId: target?.id ?? null, path: childPath(target?.path, name) };
+      return {
+        src,
+        name,
+        parentId: target?.id ?? null,
+        path: childPath(target?.path, name),
+        acl: target?.acl_id ?? null,
+      };
     };
     const { plan, rows } = tx(() => {
       const plan = checkTarget();
@@ -214,7 +265,7 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits) {
         chars: Math.max(0, stats.longestPath - plan.src.path.length),
         levels: stats.depthBelow,
       });
-      return { plan, rows: liveSubtree(org, plan.src) };
+      return { plan, rows: readableSubtree(actor, plan.src) };
     });
     if (rows.length <= COPY_CHUNK) {
       return tx(() => {
@@ -255,7 +306,7 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits) {
   function insertCopies(
     actor: Actor,
     rows: readonly FileRow[],
-    plan: { src: FileRow; name: string; parentId: string | null; path: string },
+    plan: { src: FileRow; name: string; parentId: string | null; path: string; acl: string | null },
     blobOf: BlobOf,
     hidden: { batch: string; ids: Map<string, string> } | undefined,
   ): string {
@@ -281,6 +332,8 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits) {
         mime_type: r.mime_type,
         hash: content?.hash ?? "",
         blob_hash: content?.hash ?? null,
+        // A copy takes the grants of where it lands.
+        acl_id: plan.acl,
         created_at: now,
         updated_at: now,
         accessed_at: now,
@@ -318,14 +371,35 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits) {
   }
 
   /**
+   * The live rows of `root`'s subtree the actor may read, parents before
+   * children; an unreadable folder hides its subtree, even parts of it
+   * readable on their own (those are reached by id or search, not here).
+   */
+  function readableSubtree(actor: Actor, root: FileRow): FileRow[] {
+    const v = access.view(actor);
+    const kept = new Set<string>();
+    return liveSubtree(actor.organizationId, root).filter((r) => {
+      if ((r.id !== root.id && !kept.has(r.parent_id ?? "")) || access.levelIn(v, r) < LEVEL.read)
+        return false;
+      kept.add(r.id);
+      return true;
+    });
+  }
+
+  /**
    * Soft-deletes `row` and its live subtree with one batch id (so restore
    * brings back exactly them). A non-empty directory needs `recursive`.
    */
   function softDelete(actor: Actor, row: FileRow, recursive: boolean): number {
     const org = actor.organizationId;
     return tx(() => {
+      notHome(row);
       writable(row);
       const rows = liveSubtree(org, row);
+      const v = access.view(actor);
+      if (rows.some((r) => access.levelIn(v, r) < LEVEL.write)) {
+        throw new AppError("PERMISSION_DENIED", "you may not delete this: it holds items you may not change");
+      }
       if (rows.length > 1 && !recursive) {
         throw new AppError(
           "VALIDATION",
@@ -359,6 +433,7 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits) {
     copy,
     subtreeRows,
     liveSubtree,
+    readableSubtree,
     softDelete,
   };
 }

@@ -1,6 +1,8 @@
 import { and, desc, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { files, playbackPositions } from "../../db/schema.ts";
+import type { AccessView } from "../access/access.ts";
+import { readableBy } from "../files/files.repo.ts";
 
 export type PlaybackRow = typeof playbackPositions.$inferSelect;
 export type FileRow = typeof files.$inferSelect;
@@ -50,7 +52,7 @@ export function createPlaybackRepo(db: Db) {
      * Started, unfinished positions on live files, newest first: position > 0
      * and, when the duration is known, before the last 5%.
      */
-    inProgress: (orgId: string, userId: string, limit: number) =>
+    inProgress: (orgId: string, userId: string, viewer: AccessView, limit: number) =>
       db
         .select({ position: playbackPositions, file: files })
         .from(playbackPositions)
@@ -61,6 +63,7 @@ export function createPlaybackRepo(db: Db) {
             eq(playbackPositions.user_id, userId),
             eq(files.organization_id, orgId),
             eq(files.is_deleted, false),
+            readableBy(viewer),
             gt(playbackPositions.position_seconds, 0),
             sql`(${playbackPositions.duration_seconds} = 0 or
                  ${playbackPositions.position_seconds} < ${playbackPositions.duration_seconds} * 0.95)`,

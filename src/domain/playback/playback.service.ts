@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client.ts";
 import { AppError, notFound } from "../../errors.ts";
 import { isId, nowIso } from "../../platform/ids.ts";
+import { type Access, LEVEL } from "../access/access.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { type FileDto, toFileDtos } from "../files/files.dto.ts";
 import { parseInput } from "../parse-input.ts";
@@ -15,7 +16,7 @@ export const WATCHED_FRACTION = 0.95;
  * session. Per user and organization; needs `file:read` on a live file of the
  * caller's organization (another organization's file is 404 like a missing one).
  */
-export function createPlaybackService(deps: { db: Db }) {
+export function createPlaybackService(deps: { db: Db; access: Access }) {
   const repo = createPlaybackRepo(deps.db);
 
   /** A live file of the actor's organization; saving or forgetting a position is a write (`file:write`). */
@@ -25,6 +26,8 @@ export function createPlaybackService(deps: { db: Db }) {
     if (!fileId) throw new AppError("VALIDATION", "file_id is required");
     const row = isId(fileId) ? repo.liveFile(actor.organizationId, fileId) : undefined;
     if (!row) throw notFound("file", "FILE_NOT_FOUND");
+    // A position is the user's own: reading the file is enough to keep one.
+    deps.access.check(actor, row, LEVEL.read);
     return row;
   };
 
@@ -64,7 +67,7 @@ export function createPlaybackService(deps: { db: Db }) {
     continueWatching(actor: Actor, input: unknown): { items: (PlaybackPositionDto & { file: FileDto })[] } {
       requirePermission(actor, "file:read");
       const q = parseInput(ContinueWatchingInput, input ?? {});
-      const rows = repo.inProgress(actor.organizationId, actor.userId, q.limit);
+      const rows = repo.inProgress(actor.organizationId, actor.userId, deps.access.view(actor), q.limit);
       const fileDtos = toFileDtos(
         deps.db,
         rows.map((r) => r.file),

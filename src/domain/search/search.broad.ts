@@ -85,7 +85,13 @@ export function outsideMatchesQuery(organizationId: string, spec: SearchSpec): S
  * FTS5 row by row re-reads the doclists of every probe, far slower for
  * multi-trigram words).
  */
-export function walkPageQuery(organizationId: string, spec: SearchSpec, limit: number, offset: number): Sql {
+export function walkPageQuery(
+  organizationId: string,
+  spec: SearchSpec,
+  limit: number,
+  offset: number,
+  acl?: Sql,
+): Sql {
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
   const browse = isBrowse(spec);
   return {
@@ -93,7 +99,8 @@ export function walkPageQuery(organizationId: string, spec: SearchSpec, limit: n
       "SELECT f.id AS id FROM files f INDEXED BY files_live_name_idx " +
       "WHERE f.organization_id = ? AND f.is_deleted = 0 " +
       (browse ? "" : "AND +f.rowid IN (SELECT rowid FROM files_fts WHERE files_fts MATCH ?) ") +
+      (acl ? `AND ${acl.sql} ` : "") +
       `ORDER BY f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir} LIMIT ? OFFSET ?`,
-    params: browse ? [organizationId, limit, offset] : [organizationId, match(spec), limit, offset],
+    params: [organizationId, ...(browse ? [] : [match(spec)]), ...(acl?.params ?? []), limit, offset],
   };
 }

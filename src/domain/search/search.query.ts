@@ -82,8 +82,12 @@ function taggedFiles(tagIds: readonly string[]): Sql | undefined {
   };
 }
 
-/** FROM and WHERE shared by the count and the page query. */
-export function searchFilter(organizationId: string, spec: SearchSpec): Sql {
+/**
+ * FROM and WHERE shared by the count and the page query. `acl` is the
+ * viewer's folder-grants condition on `f.acl_id` (access.ts aclCondition):
+ * results, totals and pages only ever hold rows the viewer may read.
+ */
+export function searchFilter(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
   const { fts, short } = splitTerms(spec.text);
   const where: string[] = ["f.organization_id = ?", "f.is_deleted = 0"];
   const params: unknown[] = [organizationId];
@@ -127,6 +131,7 @@ export function searchFilter(organizationId: string, spec: SearchSpec): Sql {
   if (spec.maxSize !== undefined) add("f.size <= ?", spec.maxSize);
   if (spec.startDate) add("f.created_at >= ?", spec.startDate);
   if (spec.endDate) add("f.created_at <= ?", spec.endDate);
+  if (acl) add(acl.sql, ...acl.params);
   return { sql: `FROM ${from} WHERE ${where.join(" AND ")}`, params: [...fromParams, ...params] };
 }
 
@@ -173,14 +178,20 @@ function relevanceOrder(spec: SearchSpec): Sql {
 }
 
 /** The count of every match. */
-export function countQuery(organizationId: string, spec: SearchSpec): Sql {
-  const filter = searchFilter(organizationId, spec);
+export function countQuery(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
+  const filter = searchFilter(organizationId, spec, acl);
   return { sql: `SELECT count(*) AS n ${filter.sql}`, params: filter.params };
 }
 
 /** Ids of one window of matches, in order, each with the count of all matches. */
-export function pageQuery(organizationId: string, spec: SearchSpec, limit: number, offset: number): Sql {
-  const filter = searchFilter(organizationId, spec);
+export function pageQuery(
+  organizationId: string,
+  spec: SearchSpec,
+  limit: number,
+  offset: number,
+  acl?: Sql,
+): Sql {
+  const filter = searchFilter(organizationId, spec, acl);
   const order = searchOrder(spec);
   return {
     sql: `SELECT f.id AS id, count(*) OVER () AS total ${filter.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,

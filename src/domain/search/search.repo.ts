@@ -61,21 +61,26 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
   const number = (q: Sql): number => (prepared(q).get(...q.params) as { n: number }).n;
   const ids = (q: Sql): string[] => (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);
 
-  /** Number of live rows of the organization matching the search. */
-  const count = (organizationId: string, spec: SearchSpec): number =>
-    number(countQuery(organizationId, spec));
+  /** Number of live rows of the organization matching the search (and `acl`). */
+  const count = (organizationId: string, spec: SearchSpec, acl?: Sql): number =>
+    number(countQuery(organizationId, spec, acl));
 
-  /** The broad plan's answer, or undefined when the general plan is the cheaper one. */
+  /**
+   * The broad plan's answer, or undefined when the general plan is the
+   * cheaper one. Under a folder-grants condition the index-only totals do not
+   * hold, so the total is counted (the page still walks the name index).
+   */
   const broadPage = (
     org: string,
     spec: SearchSpec,
     limit: number,
     offset: number,
+    acl?: Sql,
   ): SearchPage | undefined => {
     if (isBrowse(spec)) {
-      const total = number(liveCountQuery(org));
+      const total = acl ? count(org, spec, acl) : number(liveCountQuery(org));
       return {
-        ids: total > offset ? ids(walkPageQuery(org, spec, limit, offset)) : [],
+        ids: total > offset ? ids(walkPageQuery(org, spec, limit, offset, acl)) : [],
         total,
         plan: "broad",
       };
@@ -83,14 +88,19 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
     const matches = number(ftsCountQuery(spec));
     if (matches < plan.broadMinMatches) return undefined;
     if (((offset + limit) * number(maxRowidQuery)) / matches > plan.broadMaxWalk) return undefined;
-    const outside = number(outsideRowsQuery(org, plan.broadMaxOutside));
-    const total =
-      outside === 0
+    const outside = acl ? 0 : number(outsideRowsQuery(org, plan.broadMaxOutside));
+    const total = acl
+      ? count(org, spec, acl)
+      : outside === 0
         ? matches
         : outside < plan.broadMaxOutside
           ? matches - number(outsideMatchesQuery(org, spec))
           : count(org, spec);
-    return { ids: total > offset ? ids(walkPageQuery(org, spec, limit, offset)) : [], total, plan: "broad" };
+    return {
+      ids: total > offset ? ids(walkPageQuery(org, spec, limit, offset, acl)) : [],
+      total,
+      plan: "broad",
+    };
   };
 
   return {
@@ -100,13 +110,13 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
      * the page (a window function); a window past the end falls back to a
      * count. Broad text searches take the plan of search.broad.ts.
      */
-    page(organizationId: string, spec: SearchSpec, limit: number, offset: number): SearchPage {
+    page(organizationId: string, spec: SearchSpec, limit: number, offset: number, acl?: Sql): SearchPage {
       const broad =
-        plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset) : undefined;
+        plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset, acl) : undefined;
       if (broad) return broad;
-      const q = pageQuery(organizationId, spec, limit, offset);
+      const q = pageQuery(organizationId, spec, limit, offset, acl);
       const rows = prepared(q).all(...q.params) as { id: string; total: number }[];
-      const total = rows[0]?.total ?? (offset > 0 ? count(organizationId, spec) : 0);
+      const total = rows[0]?.total ?? (offset > 0 ? count(organizationId, spec, acl) : 0);
       return { ids: rows.map((r) => r.id), total, plan: "general" };
     },
 

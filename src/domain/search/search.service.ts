@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client.ts";
 import type { Metrics } from "../../platform/metrics.ts";
+import { type Access, aclCondition } from "../access/access.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { type FileDto, toFileDtos } from "../files/files.dto.ts";
 import { parseInput } from "../parse-input.ts";
@@ -33,8 +34,14 @@ export function parseSearchInput(input: unknown): SearchSpec {
  * same window lazily, in batches, for RPC SearchStream. Both validate and
  * check permission before returning, so errors surface before any result.
  */
-export function createSearchService(deps: { db: Db; metrics?: Metrics; plan?: Partial<SearchPlanOptions> }) {
-  const { db, metrics } = deps;
+export function createSearchService(deps: {
+  db: Db;
+  access: Access;
+  metrics?: Metrics;
+  plan?: Partial<SearchPlanOptions>;
+}) {
+  const { db, metrics, access } = deps;
+  const aclOf = (actor: Actor) => aclCondition(access.view(actor), "f.acl_id");
   const repo = createSearchRepo(db, { ...DEFAULT_PLAN, ...deps.plan });
 
   const records = (organizationId: string, ids: string[]): FileDto[] =>
@@ -51,7 +58,7 @@ export function createSearchService(deps: { db: Db; metrics?: Metrics; plan?: Pa
     search(actor: Actor, input: unknown, transport: SearchTransport = "rest"): SearchResult {
       const spec = prepare(actor, input, transport);
       const org = actor.organizationId;
-      const { ids, total } = repo.page(org, spec, spec.limit, spec.offset);
+      const { ids, total } = repo.page(org, spec, spec.limit, spec.offset, aclOf(actor));
       return {
         files: records(org, ids),
         total,
@@ -64,10 +71,11 @@ export function createSearchService(deps: { db: Db; metrics?: Metrics; plan?: Pa
     stream(actor: Actor, input: unknown, transport: SearchTransport = "rpc"): Iterable<FileDto> {
       const spec = prepare(actor, input, transport);
       const org = actor.organizationId;
+      const acl = aclOf(actor);
       return (function* () {
         for (let done = 0; done < spec.limit; ) {
           const take = Math.min(STREAM_BATCH, spec.limit - done);
-          const { ids } = repo.page(org, spec, take, spec.offset + done);
+          const { ids } = repo.page(org, spec, take, spec.offset + done, acl);
           yield* records(org, ids);
           if (ids.length < take) return;
           done += take;

@@ -95,16 +95,15 @@ export function createTagsRepo(db: Db) {
         .run();
       return r.changes > 0;
     },
-    /** True when the live file `fileId` belongs to the organization. */
-    fileExists(organizationId: string, fileId: string): boolean {
-      const row = db
-        .select({ id: files.id })
+    /** The live file `fileId` of the organization (its grants decide who may see it). */
+    liveFile(organizationId: string, fileId: string): { id: string; acl_id: string | null } | undefined {
+      return db
+        .select({ id: files.id, acl_id: files.acl_id })
         .from(files)
         .where(
           and(eq(files.organization_id, organizationId), eq(files.id, fileId), eq(files.is_deleted, false)),
         )
         .get();
-      return row !== undefined;
     },
     /** Attaches tags to a file; already attached ones are left as they are. */
     attach(fileId: string, tagIds: readonly string[], at: string): void {

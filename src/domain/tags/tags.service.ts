@@ -3,6 +3,7 @@ import type { Db } from "../../db/client.ts";
 import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, notFound } from "../../errors.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
+import { type Access, LEVEL, type Level } from "../access/access.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
 import { createTagsRepo, type TagDto, tagsForFiles } from "./tags.repo.ts";
@@ -20,7 +21,7 @@ const fileNotFound = () => notFound("file", "FILE_NOT_FOUND");
  * attached to files. Reading needs file:read, changing file:write. Another
  * organization's tag or file answers 404 like a missing one.
  */
-export function createTagsService(deps: { db: Db }) {
+export function createTagsService(deps: { db: Db; access: Access }) {
   const { db } = deps;
   const repo = createTagsRepo(db);
 
@@ -29,8 +30,11 @@ export function createTagsService(deps: { db: Db }) {
     if (!tag) throw tagNotFound();
     return tag;
   };
-  const requireFile = (actor: Actor, fileId: string): void => {
-    if (!isId(fileId) || !repo.fileExists(actor.organizationId, fileId)) throw fileNotFound();
+  /** A live file the actor holds `need` on in its folder's grants (404 below read, 403 above). */
+  const requireFile = (actor: Actor, fileId: string, need: Level = LEVEL.read): void => {
+    const row = isId(fileId) ? repo.liveFile(actor.organizationId, fileId) : undefined;
+    if (!row) throw fileNotFound();
+    deps.access.check(actor, row, need);
   };
   const assertNameFree = (actor: Actor, name: string, exceptId?: string): void => {
     const clash = repo.byName(actor.organizationId, name);
@@ -86,7 +90,7 @@ export function createTagsService(deps: { db: Db }) {
     attach(actor: Actor, fileId: string, input: unknown): TagDto[] {
       requirePermission(actor, "file:write");
       const body = parse(AttachTagsInput, input);
-      requireFile(actor, fileId);
+      requireFile(actor, fileId, LEVEL.write);
       const wanted = [...new Set([...(body.tag_id ? [body.tag_id] : []), ...(body.tag_ids ?? [])])];
       const found = new Set(repo.existing(actor.organizationId, wanted));
       const missing = wanted.filter((id) => !found.has(id));
@@ -98,7 +102,7 @@ export function createTagsService(deps: { db: Db }) {
     /** Detaches a tag; detaching one that is not attached succeeds (idempotent). */
     detach(actor: Actor, fileId: string, tagId: string): void {
       requirePermission(actor, "file:write");
-      requireFile(actor, fileId);
+      requireFile(actor, fileId, LEVEL.write);
       requireTag(actor, tagId);
       repo.detach(fileId, tagId);
     },

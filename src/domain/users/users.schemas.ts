@@ -100,3 +100,12 @@ export const ResetPasswordInput = z.object({ new_password: Password }).openapi("
 export type CreateUser = z.infer<typeof CreateUserInput>;
 export type UpdateUser = z.infer<typeof UpdateUserInput>;
 export type UserDetail = z.infer<typeof UserDetailSchema>;
+
+/** The caller's own account (GET /auth/profile): its details and its personal folder. */
+export const ProfileSchema = UserDetailSchema.extend({
+  home_directory_id: z.string().openapi({
+    description:
+      "The caller's personal folder: visible to them alone unless they grant access (docs/access.md)",
+  }),
+}).openapi("Profile");
+export type Profile = z.infer<typeof ProfileSchema>;

@@ -35,7 +35,7 @@ export function dirEntry(
       updated_at: now,
     }),
   );
-  return { rel, id, path, knownMtime: null, isNew: true };
+  return { rel, id, path, knownMtime: null, isNew: true, acl: parent.acl };
 }
 
 /** Queues the insert or update of a file row; true when something is written. */
@@ -97,6 +97,7 @@ function base(
     watched_folder_id: target.folderId,
     host_rel_path: rel,
     now,
+    acl_id: parent.acl,
   };
 }
 
@@ -110,4 +111,5 @@ export const childTask = (parent: DirTask, row: IndexedChild): DirTask => ({
   path: `${parent.path}/${row.name}`,
   knownMtime: row.host_mtime_ms,
   isNew: false,
+  acl: row.acl_id,
 });

@@ -15,6 +15,7 @@ const movedTo = (id: string, task: DirTask, name: string) => ({
   path: `${task.path}/${name}`,
   rel: relOf(task, name),
   mime: mimeOf(name),
+  acl: task.acl,
 });
 
 /** Moves keep their rows (id, tags, playback positions); unpaired files are added or removed as usual. */

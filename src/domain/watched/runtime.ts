@@ -326,7 +326,10 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       for (let dir = rel; ; dir = parentRel(dir)) {
         const found = repo.byRel(st.id, dir);
         if (found?.type === "directory") {
-          tasks.set(dir, { rel: dir, id: found.id, path: found.path, knownMtime: null, isNew: false });
+          tasks.set(dir, {
+            ...{ rel: dir, id: found.id, path: found.path },
+            ...{ knownMtime: null, isNew: false, acl: found.acl },
+          });
           break;
         }
         if (dir === "") break;

@@ -22,6 +22,8 @@ export interface DirTask {
   path: string;
   knownMtime: number | null;
   isNew: boolean;
+  /** Its acl_id: what new rows under it inherit (folder grants). */
+  acl: string | null;
 }
 
 /** Counters a scan keeps up to date while it runs (read by the progress reporter). */

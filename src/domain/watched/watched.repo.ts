@@ -1,6 +1,8 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { files, watchedFolders } from "../../db/schema.ts";
+import type { AccessView } from "../access/access.ts";
+import { readableBy } from "../files/files.repo.ts";
 
 export type WatchedFolderRow = typeof watchedFolders.$inferSelect;
 export type FileRow = typeof files.$inferSelect;
@@ -13,6 +15,7 @@ export interface IndexedChild {
   size: number;
   host_mtime_ms: number | null;
   is_offline: number;
+  acl_id: string | null;
 }
 
 /** The progress columns a scan writes back. */
@@ -40,21 +43,22 @@ export type FolderProgress = Partial<
 export function createWatchedRepo(db: Db) {
   const c = db.$client;
   const children = c.prepare<[string, string], IndexedChild>(
-    `select id, name, type, size, host_mtime_ms, is_offline from files
+    `select id, name, type, size, host_mtime_ms, is_offline, acl_id from files
      where organization_id = ? and parent_id = ? and is_deleted = 0`,
   );
   const childDirs = c.prepare<[string, string], IndexedChild>(
-    `select id, name, type, size, host_mtime_ms, is_offline from files
+    `select id, name, type, size, host_mtime_ms, is_offline, acl_id from files
      where organization_id = ? and parent_id = ? and is_deleted = 0 and type = 'directory'`,
   );
-  const byRel = c.prepare<[string, string], { id: string; path: string; type: string }>(
-    "select id, path, type from files where watched_folder_id = ? and host_rel_path = ? and is_deleted = 0",
+  const byRel = c.prepare<[string, string], { id: string; path: string; type: string; acl: string | null }>(
+    "select id, path, type, acl_id as acl from files where watched_folder_id = ? and host_rel_path = ? and is_deleted = 0",
   );
   const insert = c.prepare(
     `insert into files (id, organization_id, owner_id, parent_id, name, path, type, size, mime_type, hash,
-       watched_folder_id, host_rel_path, host_mtime_ms, is_offline, is_deleted, created_at, updated_at, accessed_at)
+       watched_folder_id, host_rel_path, host_mtime_ms, is_offline, is_deleted, created_at, updated_at, accessed_at,
+       acl_id)
      values (@id, @organization_id, @owner_id, @parent_id, @name, @path, @type, @size, @mime_type, '',
-       @watched_folder_id, @host_rel_path, @host_mtime_ms, 0, 0, @now, @updated_at, @now)`,
+       @watched_folder_id, @host_rel_path, @host_mtime_ms, 0, 0, @now, @updated_at, @now, @acl_id)`,
   );
   const updateFacts = c.prepare(
     `update files set size = @size, host_mtime_ms = @host_mtime_ms, hash = '', is_offline = 0,
@@ -62,7 +66,7 @@ export function createWatchedRepo(db: Db) {
   );
   const move = c.prepare(
     `update files set parent_id = @parentId, name = @name, path = @path, host_rel_path = @rel, mime_type = @mime,
-       is_offline = 0 where id = @id`,
+       acl_id = @acl, is_offline = 0 where id = @id`,
   );
   const setMtime = c.prepare("update files set host_mtime_ms = ? where id = ?");
   // Range on host_rel_path ("/" is 0x2F, "0" is 0x30) so the (watched_folder_id, host_rel_path) index serves it.
@@ -77,8 +81,11 @@ export function createWatchedRepo(db: Db) {
   const setOffline = c.prepare(
     "update files set is_offline = ? where watched_folder_id = ? and is_offline <> ?",
   );
-  const mount = c.prepare<[string], { id: string; path: string; knownMtime: number | null }>(
-    `select id, path, host_mtime_ms as knownMtime from files
+  const mount = c.prepare<
+    [string],
+    { id: string; path: string; knownMtime: number | null; acl: string | null }
+  >(
+    `select id, path, host_mtime_ms as knownMtime, acl_id as acl from files
      where watched_folder_id = ? and host_rel_path = '' and is_deleted = 0`,
   );
   const dirRels = c.prepare<[string], { rel: string }>(
@@ -173,12 +180,13 @@ export function createWatchedRepo(db: Db) {
         .from(files)
         .where(and(eq(files.organization_id, orgId), eq(files.id, id), eq(files.is_deleted, false)))
         .get(),
-    /** Indexed regular files of a folder, by host path. */
-    listFiles: (fid: string, limit: number, offset: number) => {
+    /** Indexed regular files of a folder that the viewer may read, by host path. */
+    listFiles: (fid: string, viewer: AccessView, limit: number, offset: number) => {
       const where = and(
         eq(files.watched_folder_id, fid),
         eq(files.type, "file"),
         eq(files.is_deleted, false),
+        readableBy(viewer),
       );
       const rows = db
         .select()
@@ -227,6 +235,8 @@ export interface NewEntry {
   host_mtime_ms: number | null;
   now: string;
   updated_at: string;
+  /** The access root it inherits (its parent's acl_id). */
+  acl_id: string | null;
 }
 
 export type WatchedRepo = ReturnType<typeof createWatchedRepo>;

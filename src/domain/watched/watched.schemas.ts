@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { GrantInput, MAX_GRANTS } from "../access/grants.schemas.ts";
 
 const Id = z.string().min(1).max(64);
 
@@ -13,6 +14,10 @@ export const CreateWatchedFolderInput = z
       .max(4096)
       .openapi({ description: "Absolute host directory (resolved through symlinks)", example: "/srv/media" }),
     parent_id: Id.optional().openapi({ description: "Directory to mount it under; default: the top" }),
+    grants: z.array(GrantInput).max(MAX_GRANTS).optional().openapi({
+      description:
+        "Who may see and use it (docs/access.md); absent: it inherits the grants of where it is mounted",
+    }),
   })
   .openapi("CreateWatchedFolderRequest");
 

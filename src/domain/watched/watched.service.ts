@@ -9,6 +9,8 @@ import type { HostPolicy } from "../../platform/host-policy.ts";
 import { isInside, isPlainAbsolute, openConfined, realDir } from "../../platform/hostfs.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
 import type { Metrics } from "../../platform/metrics.ts";
+import { type Access, LEVEL } from "../access/access.ts";
+import type { GrantsService } from "../access/grants.service.ts";
 import { type Actor, requireInstanceAdmin, requirePermission } from "../actor.ts";
 import type { ContentLocation } from "../files/content.ts";
 import { type FileDto, toFileDtos } from "../files/files.dto.ts";
@@ -33,6 +35,9 @@ export interface WatchedDeps {
   hostPolicy: HostPolicy;
   /** The tree's bounds: host entries past them are not indexed. */
   limits: { maxPathLength: number; maxDepth: number };
+  /** Folder grants: a mount goes where the admin may write, and may carry its own list. */
+  access: Access;
+  grants: Pick<GrantsService, "initial">;
 }
 
 const forbidden = (message: string) => new AppError("FORBIDDEN_PATH", message);
@@ -90,9 +95,14 @@ export function createWatchedService(deps: WatchedDeps) {
 
   /** The directory to mount under: a live, writable (not watched) directory of the org. */
   function mountParent(actor: Actor, parentId: string | undefined): FileRow | undefined {
-    if (parentId === undefined) return undefined;
+    if (parentId === undefined) {
+      if (deps.access.view(actor).top < LEVEL.write)
+        throw new AppError("PERMISSION_DENIED", "you may not add items at the top of the tree");
+      return undefined;
+    }
     const parent = isId(parentId) ? repo.getFile(actor.organizationId, parentId) : undefined;
     if (parent?.type !== "directory") throw notFound("parent directory", "DIRECTORY_NOT_FOUND");
+    deps.access.check(actor, parent, LEVEL.write, "DIRECTORY_NOT_FOUND");
     if (parent.watched_folder_id) throw new AppError("READ_ONLY", "cannot mount inside a watched folder");
     return parent;
   }
@@ -119,8 +129,10 @@ export function createWatchedService(deps: WatchedDeps) {
             ...{ id: dirId, organization_id: actor.organizationId, owner_id: actor.userId, name },
             ...{ parent_id: parent?.id ?? null, path: `${parent?.path ?? ""}/${name}`, type: "directory" },
             ...{ size: 0, mime_type: "inode/directory", watched_folder_id: id, host_rel_path: "" },
-            ...{ host_mtime_ms: null, now, updated_at: now },
+            ...{ host_mtime_ms: null, now, updated_at: now, acl_id: parent?.acl_id ?? null },
           });
+          if (q.grants)
+            deps.grants.initial(actor, repo.getFile(actor.organizationId, dirId) as FileRow, q.grants);
         }),
       );
       void runtime.scan(id, false);
@@ -196,7 +208,7 @@ export function createWatchedService(deps: WatchedDeps) {
       requirePermission(actor, "file:read");
       const q = parseInput(ListFilesInput, input ?? {});
       const row = folderOf(actor, id);
-      const { rows, total } = repo.listFiles(row.id, q.limit, q.offset);
+      const { rows, total } = repo.listFiles(row.id, deps.access.view(actor), q.limit, q.offset);
       return { files: toFileDtos(db, rows), total };
     },
 

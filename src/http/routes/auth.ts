@@ -10,7 +10,7 @@ import {
   SuccessSchema,
   TokenPairSchema,
 } from "../../domain/auth/auth.schemas.ts";
-import { UserDetailSchema } from "../../domain/users/users.schemas.ts";
+import { ProfileSchema } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
 import { body, errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
@@ -106,7 +106,7 @@ const getProfile = createRoute({
   tags: ["Auth"],
   summary: "The caller's account, roles and permissions",
   security: SECURED,
-  responses: { 200: { description: "Profile", ...json(UserDetailSchema) }, ...errorResponses(401, 429) },
+  responses: { 200: { description: "Profile", ...json(ProfileSchema) }, ...errorResponses(401, 429) },
 });
 
 const putProfile = createRoute({
@@ -117,7 +117,7 @@ const putProfile = createRoute({
   security: SECURED,
   request: body(ProfileUpdateInput),
   responses: {
-    200: { description: "Profile", ...json(UserDetailSchema) },
+    200: { description: "Profile", ...json(ProfileSchema) },
     ...errorResponses(400, 401, 403, 409, 429),
   },
 });

@@ -6,6 +6,7 @@ import { authRoutes } from "./auth.ts";
 import { directoriesRoutes } from "./directories.ts";
 import { filesRoutes } from "./files.ts";
 import { filesystemRoutes } from "./filesystem.ts";
+import { grantsRoutes } from "./grants.ts";
 import { groupsRoutes } from "./groups.ts";
 import { healthRoutes } from "./health.ts";
 import { metricsRoutes } from "./metrics.ts";
@@ -35,6 +36,7 @@ export function mountRoutes(app: Router, ctx: AppContext, guards: Guards): void 
     filesRoutes(ctx, guards),
     directoriesRoutes(ctx, guards),
     trashRoutes(ctx, guards),
+    grantsRoutes(ctx, guards),
     searchRoutes(ctx, guards),
     tagsRoutes(ctx, guards),
     watchedFoldersRoutes(ctx, guards),

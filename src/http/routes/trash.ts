@@ -18,8 +18,10 @@ function trashRoute<const R extends Parameters<typeof createRoute>[0]>(r: R) {
 const list = trashRoute({
   method: "get",
   path: "/trash",
-  summary: "Deleted items: the caller's (all of the organization's for org:admin), newest first",
-  description: "A deleted directory stands for its subtree; restore or purge it as one.",
+  summary: "Deleted items the caller may act on, newest first",
+  description:
+    "Items of folders the caller manages, and the caller's own items where it may still write (docs/access.md). " +
+    "A deleted directory stands for its subtree; restore or purge it as one.",
   request: { query: PageInput },
   responses: { 200: { description: "Page", ...json(FileListSchema) }, ...errorResponses(400, 401, 403, 429) },
 });
@@ -30,7 +32,7 @@ const restore = trashRoute({
   summary: "Restore an item (and what was deleted with it) to its old place",
   description:
     "409 ERR_CONFLICT when a live item now has the same name there, or when the parent directory is itself " +
-    "in the trash (restore the parent first). Owner or org:admin.",
+    "in the trash (restore the parent first). Its owner (with write) or whoever manages its folder.",
   request: { params: Id },
   responses: {
     200: { description: "Restored", ...json(FileSchema) },
@@ -41,7 +43,7 @@ const restore = trashRoute({
 const purge = trashRoute({
   method: "delete",
   path: "/trash/{id}",
-  summary: "Delete an item in the trash for good (owner or org:admin); unused content is reclaimed",
+  summary: "Delete an item in the trash for good (owner with write, or manage); unused content is reclaimed",
   request: { params: Id },
   responses: {
     200: { description: "Purged", ...json(z.object({ success: z.boolean() })) },
