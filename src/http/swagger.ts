@@ -32,6 +32,7 @@ export const RPC_DOCS = [
   "playback_position",
   "settings",
   "filesystem",
+  "grant",
 ] as const;
 
 const SWAGGER_UI_DIR = "node_modules/swagger-ui-dist";

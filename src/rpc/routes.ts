@@ -4,6 +4,7 @@ import type { AppContext } from "../context.ts";
 import { DirectoryService } from "../gen/attic/v1/directory_pb.ts";
 import { FileService } from "../gen/attic/v1/file_pb.ts";
 import { FilesystemService } from "../gen/attic/v1/filesystem_pb.ts";
+import { GrantService } from "../gen/attic/v1/grant_pb.ts";
 import { GroupService } from "../gen/attic/v1/group_pb.ts";
 import { PlaybackPositionService } from "../gen/attic/v1/playback_position_pb.ts";
 import { SearchService } from "../gen/attic/v1/search_pb.ts";
@@ -14,6 +15,7 @@ import { decodeErrorsAsInvalidArgument } from "./decode-errors.ts";
 import { directoriesRpc } from "./directories.rpc.ts";
 import { filesRpc } from "./files.rpc.ts";
 import { filesystemRpc } from "./filesystem.rpc.ts";
+import { grantsRpc } from "./grants.rpc.ts";
 import { groupsRpc } from "./groups.rpc.ts";
 import { authInterceptor, observeInterceptor } from "./interceptors.ts";
 import { playbackRpc } from "./playback.rpc.ts";
@@ -33,6 +35,7 @@ const SERVICES = [
   PlaybackPositionService,
   FilesystemService,
   SettingsService,
+  GrantService,
 ];
 
 const KiB = 1024;
@@ -86,6 +89,7 @@ export function rpcRoutes(ctx: AppContext, limits: RateLimits): (router: Connect
     router.service(PlaybackPositionService, playbackRpc(ctx), options);
     router.service(FilesystemService, filesystemRpc(ctx), options);
     router.service(SettingsService, settingsRpc(ctx), options);
+    router.service(GrantService, grantsRpc(ctx), options);
     // Schema only, like /swagger/rpc: no credentials, still counted and error-mapped.
     registerReflection(router, SERVICES, { ...options, interceptors: [observeInterceptor(ctx)] });
     decodeErrorsAsInvalidArgument(router);

@@ -39,7 +39,7 @@ describe("generated RPC artifacts", () => {
     }
   });
 
-  it("one OpenAPI 2.0 document per service of interface.md, plus common types", () => {
+  it("one OpenAPI 2.0 document per service of interface.md and the grants service, plus common types", () => {
     const names = readdirSync(join(root, "docs/rpc")).map((n) => n.replace(".swagger.json", ""));
     expect(names.sort()).toEqual(
       [
@@ -47,6 +47,7 @@ describe("generated RPC artifacts", () => {
         "directory",
         "file",
         "filesystem",
+        "grant",
         "group",
         "playback_position",
         "search",

@@ -132,6 +132,12 @@ export function createGrantsService(deps: {
   return {
     ensureHome,
 
+    /** The caller's personal folder (created on first use). */
+    home(actor: Actor): string {
+      requirePermission(actor, "file:read");
+      return ensureHome(actor);
+    },
+
     /** The list that applies to a folder (GET /grants). */
     get(actor: Actor, input: unknown): GrantsDto {
       requirePermission(actor, "file:read");
