@@ -149,7 +149,7 @@ describe.skipIf(missing("web UI", "/usr/bin/chromium", "ffmpeg"))("web UI", () =
     await entry("notes.txt").waitFor();
     await page.locator(".crumbs").getByRole("link", { name: "Holidays" }).click();
     await entry("Trip").waitFor();
-    await page.locator(".crumbs").getByRole("link", { name: "Home" }).click();
+    await page.locator(".crumbs").getByRole("link", { name: "Shared files", exact: true }).click();
     await entry("Holidays").waitFor();
   });
 
@@ -254,7 +254,7 @@ describe.skipIf(missing("web UI", "/usr/bin/chromium", "ffmpeg"))("web UI", () =
     const item = page.locator(".trash-item", { hasText: "big.bin" });
     await item.getByRole("button", { name: "Restore" }).click();
     await page.getByText("Restored “big.bin”").waitFor();
-    await page.getByRole("link", { name: "Files" }).click();
+    await page.getByRole("link", { name: "Shared files", exact: true }).click();
     await entry("big.bin").waitFor();
   });
 

@@ -11,15 +11,10 @@ import { Shell } from "./components/Shell.tsx";
 import { Toasts } from "./components/Toasts.tsx";
 import { Trash } from "./components/Trash.tsx";
 import { Uploads } from "./components/Uploads.tsx";
-import { api, currentSession, onSession, type Session, updateSession } from "./lib/api.ts";
+import { api, currentSession, updateSession } from "./lib/api.ts";
 import { useRoute } from "./lib/router.ts";
-import type { User } from "./lib/types.ts";
-
-function useSession(): Session | undefined {
-  const [s, setS] = useState(currentSession);
-  useEffect(() => onSession(setS), []);
-  return s;
-}
+import type { Profile } from "./lib/types.ts";
+import { useSession } from "./lib/useSession.ts";
 
 /** Which page a path shows. */
 function Page({ path }: { path: string }) {
@@ -50,7 +45,7 @@ export function App() {
   useEffect(() => {
     if (!signedIn) return;
     // The profile says whether the password must change (the generated admin password on first run).
-    api<User>("GET", "/auth/profile")
+    api<Profile>("GET", "/auth/profile")
       .then((user) => {
         updateSession({ user, must_change_password: user.must_change_password });
         if (user.must_change_password) setPasswordPrompt("first");

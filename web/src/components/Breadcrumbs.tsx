@@ -1,18 +1,23 @@
+import { homeId } from "../lib/api.ts";
 import { folderUrl, linkClick } from "../lib/router.ts";
 import type { FileRec } from "../lib/types.ts";
 import { Icon } from "./Icon.tsx";
 
-/** Home › Photos › 2019: each crumb a link; the last one is the current folder. */
+/** Shared files › Photos › 2019 (or My files › …): each crumb a link; the last one is the current folder. */
 export function Breadcrumbs({ chain }: { chain: FileRec[] }) {
+  // A personal folder is a root of its own: its path starts at "My files".
+  const personal = chain.length > 0 && chain[0]!.id === homeId();
   return (
     <nav class="crumbs" aria-label="Folder path">
       <ol>
-        <li>
-          <a href="/" onClick={linkClick} aria-current={chain.length === 0 ? "page" : undefined}>
-            <Icon name="home" size={16} />
-            <span>Home</span>
-          </a>
-        </li>
+        {personal ? null : (
+          <li>
+            <a href="/" onClick={linkClick} aria-current={chain.length === 0 ? "page" : undefined}>
+              <Icon name="home" size={16} />
+              <span>Shared files</span>
+            </a>
+          </li>
+        )}
         {chain.map((d, i) => (
           <li key={d.id}>
             <a
@@ -20,7 +25,7 @@ export function Breadcrumbs({ chain }: { chain: FileRec[] }) {
               onClick={linkClick}
               aria-current={i === chain.length - 1 ? "page" : undefined}
             >
-              {d.name}
+              {i === 0 && d.id === homeId() ? "My files" : d.name}
             </a>
           </li>
         ))}

@@ -1,10 +1,11 @@
 import { useState } from "preact/hooks";
-import { can } from "../lib/api.ts";
+import { can, homeId } from "../lib/api.ts";
 import { fromDrop, isFileDrag } from "../lib/drop.ts";
 import { kindOf } from "../lib/format.ts";
 import { folderUrl, navigate, useRoute } from "../lib/router.ts";
 import type { FileRec } from "../lib/types.ts";
 import { enqueue } from "../lib/upload.ts";
+import { useAccess } from "../lib/useAccess.ts";
 import { type Sort, useFolder } from "../lib/useFolder.ts";
 import { useSelection } from "../lib/useSelection.ts";
 import { Breadcrumbs } from "./Breadcrumbs.tsx";
@@ -12,7 +13,9 @@ import { ContinueWatching } from "./ContinueWatching.tsx";
 import { useFileActions } from "./FileActions.tsx";
 import { FileToolbar } from "./FileToolbar.tsx";
 import { FileView, type ViewMode } from "./FileView.tsx";
+import { Icon } from "./Icon.tsx";
 import { Preview } from "./Preview.tsx";
+import { Sharing } from "./Sharing.tsx";
 
 function stored<T extends string>(key: string, fallback: T): T {
   return (localStorage.getItem(key) as T | null) ?? fallback;
@@ -31,8 +34,11 @@ export function Browser({ dirId }: { dirId: string | undefined }) {
   const actions = useFileActions({ dirId, chosen: sel.chosen, reload: folder.reload, clear: sel.clear });
   const openId = route.query.get("open") ?? undefined;
   const here = folder.chain[folder.chain.length - 1];
-  // A watched folder mirrors its host: no upload, rename or delete inside it.
-  const writable = can("file:write") && !here?.read_only;
+  const [sharing, setSharing] = useState(false);
+  const access = useAccess(dirId);
+  const level = access.grants?.your_level;
+  // A watched folder mirrors its host, and a folder shared "view only" takes no changes either.
+  const writable = can("file:write") && !here?.read_only && level !== "read" && level !== "none";
 
   const setMode = (m: ViewMode) => {
     localStorage.setItem("attic.view", m);
@@ -74,7 +80,27 @@ export function Browser({ dirId }: { dirId: string | undefined }) {
       onDragLeave={(e) => e.currentTarget === e.target && setDragging(false)}
       onDrop={onDrop}
     >
-      <Breadcrumbs chain={folder.chain} />
+      <div class="row folder-head">
+        <Breadcrumbs chain={folder.chain} />
+        {level === "read" ? (
+          <span class="badge" title="You can view and download here, not change">
+            View only
+          </span>
+        ) : null}
+        {level === "manage" ? (
+          <button type="button" class="btn" onClick={() => setSharing(true)}>
+            <Icon name="share" /> <span>Share</span>
+          </button>
+        ) : null}
+      </div>
+      {sharing ? (
+        <Sharing
+          dirId={dirId}
+          name={here?.id === homeId() ? "My files" : (here?.name ?? "Shared files")}
+          onClose={() => setSharing(false)}
+          onChanged={access.reload}
+        />
+      ) : null}
       {!dirId ? <ContinueWatching /> : null}
       <FileToolbar
         actions={actions}

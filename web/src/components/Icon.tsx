@@ -36,6 +36,9 @@ const PATHS: Record<string, string> = {
   chevron: "M9 6l6 6-6 6",
   up: "M12 19V5M6 11l6-6 6 6",
   sort: "M7 4v16M3 16l4 4 4-4M17 20V4M13 8l4-4 4 4",
+  share:
+    "M18 8a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM6 15a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM18 22a3 3 0 1 0 0-6 3 3 0 0 0 0 6zM8.6 13.5l6.8 4M15.4 6.5l-6.8 4",
+  lock: "M6 11h12v10H6zM8 11V7a4 4 0 0 1 8 0v4",
   drive: "M3 14h18v5H3zM5 14l2-9h10l2 9M7 16.5h.01",
 };
 

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, can, claims, clearSession, currentSession } from "../lib/api.ts";
-import { linkClick, navigate, useRoute } from "../lib/router.ts";
+import { folderUrl, linkClick, navigate, useRoute } from "../lib/router.ts";
+import { useSession } from "../lib/useSession.ts";
 import { Icon } from "./Icon.tsx";
 
 /** Ends the session on the server (revokes the refresh token), then locally whatever the answer. */
@@ -83,6 +84,8 @@ export function Shell(p: { path: string; children: ComponentChildren; onChangePa
   const isAdmin = can("user:manage") || can("org:admin");
   useEffect(() => setMenu(false), [p.path]);
   const files = p.path === "/" || p.path.startsWith("/d/");
+  const home = useSession()?.user?.home_directory_id;
+  const mine = !!home && p.path === folderUrl(home);
   return (
     <div class="shell">
       <header class="topbar">
@@ -103,7 +106,8 @@ export function Shell(p: { path: string; children: ComponentChildren; onChangePa
         <SearchBox />
       </header>
       <nav id="nav" class={`sidebar${menu ? " open" : ""}`} aria-label="Main">
-        <NavLink href="/" icon="folder" label="Files" current={files} />
+        <NavLink href="/" icon="folder" label="Shared files" current={files && !mine} />
+        {home ? <NavLink href={folderUrl(home)} icon="lock" label="My files" current={mine} /> : null}
         <NavLink href="/trash" icon="trash" label="Trash" current={p.path === "/trash"} />
         <NavLink href="/keys" icon="key" label="API keys" current={p.path === "/keys"} />
         {isAdmin ? (

@@ -1,4 +1,4 @@
-import type { TokenPair, User } from "./types.ts";
+import type { Profile, TokenPair, User } from "./types.ts";
 
 /** An error answered by the API: `{error: {code, message, details}}`, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -17,7 +17,7 @@ export interface Session {
   access_token: string;
   refresh_token: string;
   /** The sign-in answer's user, completed by the profile once it is fetched. */
-  user?: TokenPair["user"] & Partial<User>;
+  user?: TokenPair["user"] & Partial<Profile>;
   /** From the profile: the server refuses everything else until it is changed. */
   must_change_password?: boolean;
 }
@@ -74,6 +74,11 @@ export function claims(): { sub?: string; username?: string; permissions?: strin
 }
 
 /** True when the signed-in user holds `perm` (`*` wildcards as on the server). */
+/** The caller's personal folder ("My files"), once the profile has been read. */
+export function homeId(): string | undefined {
+  return session?.user?.home_directory_id;
+}
+
 export function can(perm: string): boolean {
   const [r, a] = perm.split(":");
   return (claims().permissions ?? []).some((g) => {

@@ -5,6 +5,7 @@
  * drops is a compile error here instead of a silent `undefined` in the UI.
  */
 import type { z } from "@hono/zod-openapi";
+import type { GrantsSchema, SubjectSchema } from "../../../src/domain/access/grants.schemas.ts";
 import type { ApiKeySchema, CreatedApiKeySchema } from "../../../src/domain/apikeys/apikeys.schemas.ts";
 import type { TokenPairSchema } from "../../../src/domain/auth/auth.schemas.ts";
 import type { FileListSchema, FileSchema, TagSchema } from "../../../src/domain/files/files.schemas.ts";
@@ -14,7 +15,7 @@ import type {
 } from "../../../src/domain/playback/playback.schemas.ts";
 import type { RoleSchema } from "../../../src/domain/roles/roles.schemas.ts";
 import type { SearchResultSchema } from "../../../src/domain/search/search.schemas.ts";
-import type { UserDetailSchema } from "../../../src/domain/users/users.schemas.ts";
+import type { ProfileSchema, UserDetailSchema } from "../../../src/domain/users/users.schemas.ts";
 import type { WatchedFolderSchema } from "../../../src/domain/watched/watched.schemas.ts";
 
 export type Tag = z.output<typeof TagSchema>;
@@ -23,6 +24,9 @@ export type FileList = z.output<typeof FileListSchema>;
 export type SearchResult = z.output<typeof SearchResultSchema>;
 /** The signed-in user as GET /auth/profile describes them. */
 export type User = z.output<typeof UserDetailSchema>;
+export type Profile = z.output<typeof ProfileSchema>;
+export type Grants = z.output<typeof GrantsSchema>;
+export type GrantSubject = z.output<typeof SubjectSchema>;
 export type TokenPair = z.output<typeof TokenPairSchema>;
 export type Role = z.output<typeof RoleSchema>;
 export type ApiKey = z.output<typeof ApiKeySchema> &

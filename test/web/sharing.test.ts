@@ -1,0 +1,118 @@
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWeb } from "../../scripts/build-web.ts";
+import { createUser, GOOD_PASSWORD, type Session } from "../helpers/accounts.ts";
+import { mkdir, upload } from "../helpers/files.ts";
+import { missing } from "../helpers/programs.ts";
+import { ADMIN_PASSWORD, startServer, type TestServer } from "../helpers/server.ts";
+import { openBrowser, type UiBrowser } from "./browser.ts";
+
+/**
+ * Family privacy in the UI (issue 19), in Debian's chromium: the admin shares
+ * folders from the sharing dialog ("Photos: parents edit, kids view; Tax:
+ * parents only"), then a kid signs in and sees only what they may, read-only
+ * where they may only read, with a private "My files".
+ */
+describe.skipIf(missing("sharing UI", "/usr/bin/chromium"))("sharing UI", () => {
+  let s: TestServer;
+  let ui: UiBrowser;
+  let page: Page;
+  let admin: string;
+  let kid: Session;
+
+  beforeAll(async () => {
+    await buildWeb();
+    s = await startServer();
+    admin = await s.login();
+    const mom = await createUser(s, admin, "mom");
+    kid = await createUser(s, admin, "kid");
+    for (const [name, who] of [
+      ["parents", mom],
+      ["kids", kid],
+    ] as const) {
+      const g = await s.api("POST", "/api/v1/groups", { token: admin, body: { name } });
+      await s.api("POST", `/api/v1/groups/${g.body.id}/members`, {
+        token: admin,
+        body: { user_id: who.userId },
+      });
+    }
+    const photos = await mkdir(s, admin, "Photos");
+    const tax = await mkdir(s, admin, "Tax");
+    await upload(s, admin, "beach.txt", "sand", { parentId: photos.id });
+    await upload(s, admin, "tax-notes.txt", "numbers", { parentId: tax.id });
+    ui = await openBrowser(s.url);
+    page = ui.page;
+  }, 120_000);
+
+  afterAll(async () => {
+    await ui?.close();
+    await s?.close();
+  });
+
+  const signIn = async (username: string, password: string) => {
+    await page.goto(s.url);
+    await page.getByLabel("Username").fill(username);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("listbox", { name: "Your files" }).waitFor();
+  };
+  const openFolder = async (name: string) => {
+    await page.locator(`[role=option][data-name="${name}"]`).dblclick();
+    await page.getByRole("listbox", { name: `Contents of ${name}` }).waitFor();
+  };
+  const share = async (entries: [subject: string, level: string][]) => {
+    await page.getByRole("button", { name: "Share" }).click();
+    const dialog = page.locator("dialog[open]");
+    await dialog.getByRole("list", { name: "Who has access" }).waitFor();
+    // Start from nobody: the inherited "Everyone" row goes.
+    while ((await dialog.getByRole("button", { name: /^Remove / }).count()) > 0) {
+      await dialog
+        .getByRole("button", { name: /^Remove / })
+        .first()
+        .click();
+    }
+    for (const [subject, level] of entries) {
+      await dialog.getByLabel("Add a person or group").selectOption({ label: subject });
+      await dialog.getByLabel("Access to add").selectOption({ label: level });
+      await dialog.getByRole("button", { name: "Add" }).click();
+    }
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await dialog.getByText("This folder has its own list.").waitFor();
+    await dialog.getByRole("button", { name: "Close" }).click();
+  };
+
+  it("lets the admin share Photos and lock Tax from the sharing dialog", async () => {
+    await signIn("admin", ADMIN_PASSWORD);
+    await openFolder("Photos");
+    await share([
+      ["parents (group)", "Can edit"],
+      ["kids (group)", "Can view"],
+    ]);
+    await page.goto(s.url);
+    await page.getByRole("listbox", { name: "Your files" }).waitFor();
+    await openFolder("Tax");
+    await share([["parents (group)", "Can manage"]]);
+    const tax = await s.api("GET", "/api/v1/files", { token: kid.token });
+    expect(tax.body.files.map((f: { name: string }) => f.name)).toEqual(["Photos"]);
+    await ui.shot("laptop-sharing");
+    await page.getByRole("button", { name: "Sign out" }).click();
+  });
+
+  it("shows a kid only what they may, view-only where they may only read", async () => {
+    await signIn("kid", GOOD_PASSWORD);
+    const listing = page.getByRole("listbox", { name: "Your files" });
+    await listing.locator('[role=option][data-name="Photos"]').waitFor();
+    expect(await listing.locator('[role=option][data-name="Tax"]').count()).toBe(0);
+    await openFolder("Photos");
+    await page.getByText("View only").waitFor();
+    expect(await page.getByRole("button", { name: "Upload", exact: true }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Share" }).count()).toBe(0);
+    // My files: private, writable, shareable by its owner.
+    await page.getByRole("link", { name: "My files" }).click();
+    await page.getByRole("button", { name: "Share" }).waitFor();
+    await page.getByRole("button", { name: "Upload", exact: true }).waitFor();
+    expect(await page.locator(".crumbs").textContent()).toContain("My files");
+    await ui.shot("laptop-member-view");
+    expect(ui.consoleErrors.filter((e) => !e.includes("404"))).toEqual([]);
+  });
+});
