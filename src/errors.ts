@@ -49,7 +49,12 @@ export class AppError extends Error {
     details?: Record<string, unknown>,
     options?: { cause?: unknown },
   ) {
+    // A client's mistake (4xx) is answered, never logged with a stack: capturing
+    // one cost ~6% of a 404's time. Server errors keep theirs.
+    const limit = Error.stackTraceLimit;
+    if (ERRORS[code].http < 500) Error.stackTraceLimit = 0;
     super(message, options);
+    Error.stackTraceLimit = limit;
     this.code = code;
     if (details) this.details = details;
   }

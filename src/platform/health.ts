@@ -51,12 +51,20 @@ export function probeCheck(probe: () => void): () => HealthCheck {
 
 /**
  * The data directory takes a real write: access(W_OK) says yes to root on a
- * read-only or replaced directory.
+ * read-only or replaced directory. At most one write per `okForMs` while it
+ * keeps succeeding.
  */
-export function dataDirWritable(dataDir: string): () => void {
+export function dataDirWritable(dataDir: string, okForMs = 1000): () => void {
   const probe = join(dataDir, `.health-${process.pid}`);
+  let lastOk = Number.NEGATIVE_INFINITY;
   return () => {
+    // A success holds for a second: a probe per request would make /health cost a
+    // file create and unlink each time (a prober polling fast, or a flood, would
+    // turn into disk work). A failure is never remembered: the next call probes.
+    const now = performance.now();
+    if (now - lastOk < okForMs) return;
     writeFileSync(probe, "");
     rmSync(probe);
+    lastOk = now;
   };
 }
