@@ -3,6 +3,7 @@ import type { Db } from "./db/client.ts";
 import type { GrantsService } from "./domain/access/grants.service.ts";
 import type { AccountServices } from "./domain/accounts.ts";
 import type { StreamTokens } from "./domain/auth/stream-tokens.ts";
+import type { DavService } from "./domain/dav/dav.service.ts";
 import type { DirectoriesService } from "./domain/files/directories.service.ts";
 import type { FilesService } from "./domain/files/files.service.ts";
 import type { TrashService } from "./domain/files/trash.service.ts";
@@ -27,6 +28,7 @@ export interface Services extends AccountServices {
   directories: DirectoriesService;
   trash: TrashService;
   grants: GrantsService;
+  dav: DavService;
   search: SearchService;
   tags: TagsService;
   settings: SettingsService;

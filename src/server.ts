@@ -9,6 +9,7 @@ import { openDb } from "./db/client.ts";
 import { createAccountServices } from "./domain/accounts.ts";
 import { createStreamTokens } from "./domain/auth/stream-tokens.ts";
 import { createTokenSigner } from "./domain/auth/tokens.ts";
+import { createDavService } from "./domain/dav/dav.service.ts";
 import { createFileServices } from "./domain/files/area.ts";
 import { createMediaService } from "./domain/playback/media.service.ts";
 import { createPlaybackService } from "./domain/playback/playback.service.ts";
@@ -23,6 +24,7 @@ import { createWatchedService } from "./domain/watched/watched.service.ts";
 import { createApp } from "./http/app.ts";
 import { withSecurityHeaders } from "./http/middleware/security-headers.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { freeBytes } from "./platform/disk-space.ts";
 import { createMediaTools } from "./platform/ffmpeg.ts";
 import { dataDirWritable, HealthRegistry, probeCheck } from "./platform/health.ts";
 import { createHostPolicy } from "./platform/host-policy.ts";
@@ -127,6 +129,16 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       cacheMaxBytes: cfg.media.thumbnail_cache_max_bytes,
     }),
     suggestions: createSuggestionsService({ hostPolicy }),
+    dav: createDavService({
+      db,
+      repo: storage.repo,
+      tree: storage.tree,
+      access: storage.access,
+      files: storage.files,
+      directories: storage.directories,
+      grants: storage.grants,
+      freeBytes: freeBytes(dataDir),
+    }),
     streamTokens: createStreamTokens({ files: storage.tree, users: accounts.usersRepo, keys }),
   };
   const ctx: AppContext = {

@@ -345,3 +345,17 @@ export const settings = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.organization_id, t.user_id, t.key] })],
 );
+
+/** WebDAV dead properties (PROPPATCH) of a file or directory: the client's XML, by namespace and name. */
+export const davProperties = sqliteTable(
+  "dav_properties",
+  {
+    file_id: text("file_id")
+      .notNull()
+      .references(() => files.id, { onDelete: "cascade" }),
+    ns: text("ns").notNull(),
+    name: text("name").notNull(),
+    xml: text("xml").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.file_id, t.ns, t.name] })],
+);

@@ -13,7 +13,7 @@ export interface Actor {
   /** May manage every organization of the instance. */
   isInstanceAdmin: boolean;
   /** How the caller proved who it is. */
-  via: "jwt" | "apikey";
+  via: "jwt" | "apikey" | "basic";
   apiKeyId?: string;
   /**
    * The user must choose a new password first (a reset by an admin, or the

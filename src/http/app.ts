@@ -4,6 +4,7 @@ import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import type { RateLimiter, RateLimits } from "../platform/rate-limiter.ts";
 import { clientIp } from "./client-ip.ts";
+import { DAV_PREFIX, davRoutes } from "./dav/dav.ts";
 import type { Env, Router } from "./env.ts";
 import { requireAuth } from "./middleware/auth.ts";
 import { globalRateLimit } from "./middleware/global-rate-limit.ts";
@@ -41,22 +42,24 @@ export function createApp(ctx: AppContext, limits: RateLimits): Router {
 
   const app = newRouter();
   app.use(requestLog(ctx.log, ctx.metrics));
-  app.use(
-    cors({
-      origin: (origin) => (ctx.cfg.server.cors_origins.includes(origin) ? origin : null),
-      allowHeaders: ["Authorization", "X-API-Key", "Content-Type", "Range", "If-Range", "X-Content-SHA256"],
-      exposeHeaders: [
-        "Content-Length",
-        "Content-Range",
-        "Content-Disposition",
-        "ETag",
-        "X-Request-Id",
-        "X-RateLimit-Limit",
-        "X-RateLimit-Remaining",
-        "X-RateLimit-Reset",
-      ],
-      maxAge: 600,
-    }),
+  const corsMiddleware = cors({
+    origin: (origin) => (ctx.cfg.server.cors_origins.includes(origin) ? origin : null),
+    allowHeaders: ["Authorization", "X-API-Key", "Content-Type", "Range", "If-Range", "X-Content-SHA256"],
+    exposeHeaders: [
+      "Content-Length",
+      "Content-Range",
+      "Content-Disposition",
+      "ETag",
+      "X-Request-Id",
+      "X-RateLimit-Limit",
+      "X-RateLimit-Remaining",
+      "X-RateLimit-Reset",
+    ],
+    maxAge: 600,
+  });
+  // WebDAV answers OPTIONS itself (its DAV and Allow headers); browsers have no business there cross-origin.
+  app.use((c, next) =>
+    c.req.path.startsWith(`${DAV_PREFIX}/`) || c.req.path === DAV_PREFIX ? next() : corsMiddleware(c, next),
   );
   app.use(async (c, next) => {
     c.set("clientIp", clientIp(c, ctx.cfg.server.trust_proxy));
@@ -69,6 +72,7 @@ export function createApp(ctx: AppContext, limits: RateLimits): Router {
   app.use("/api/*", jsonGuard(ctx.cfg.server.max_json_bytes));
 
   mountRoutes(app, ctx, guards);
+  app.route(DAV_PREFIX, davRoutes(ctx, limits));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
     type: "http",

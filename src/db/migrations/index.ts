@@ -5,6 +5,7 @@ import m0004 from "./0004_unique_org_names.ts";
 import m0005 from "./0005_sessions_revoked_at.ts";
 import m0006 from "./0006_watched_root_device.ts";
 import m0007 from "./0007_folder_grants.ts";
+import m0008 from "./0008_dav_properties.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   { id: 5, name: "sessions_revoked_at", sql: m0005 },
   { id: 6, name: "watched_root_device", sql: m0006 },
   { id: 7, name: "folder_grants", sql: m0007 },
+  { id: 8, name: "dav_properties", sql: m0008 },
 ];

@@ -9,7 +9,7 @@ import type { Actor } from "../actor.ts";
 import { isSubset } from "../permissions.ts";
 import { permissionsOf, sessionsCutoffMs, type UserRow, type UsersRepo } from "../users/users.repo.ts";
 import { ActiveUsers } from "./active-users.ts";
-import { hashSecret, type TokenSigner } from "./tokens.ts";
+import { API_KEY_PREFIX, hashSecret, type TokenSigner } from "./tokens.ts";
 
 export interface TokenPair {
   access_token: string;
@@ -240,6 +240,56 @@ export function createAuthService(deps: Deps) {
     };
   }
 
+  /**
+   * Password checks that succeeded, by a hash of (user, password, stored
+   * hash): WebDAV clients send Basic credentials on every request, and an
+   * Argon2 verification per request would make a folder listing take
+   * seconds. A password change changes the stored hash, so its entries
+   * stop matching at once. Bounded; entries live five minutes.
+   */
+  const basicOk = new Map<string, number>();
+  const BASIC_TTL_MS = 5 * 60_000;
+
+  /**
+   * The actor behind HTTP Basic credentials (WebDAV): the username with its
+   * password, or with one of its API keys as the password (the recommended
+   * way for devices: a key can be narrowed and revoked alone). 401 otherwise.
+   */
+  async function authenticateBasic(username: string, password: string): Promise<Actor> {
+    if (password.startsWith(API_KEY_PREFIX)) {
+      const actor = authenticateApiKey(password);
+      if (actor.username.toLowerCase() !== username.toLowerCase()) {
+        throw new AppError("UNAUTHENTICATED", "invalid credentials");
+      }
+      return actor;
+    }
+    const user = deps.users.byUsername(username);
+    const key = user ? hashSecret(`${user.id}\0${password}\0${user.password_hash}`) : "";
+    const cached = user ? basicOk.get(key) : undefined;
+    if (!user || cached === undefined || cached < Date.now()) {
+      const ok = user
+        ? await passwords.verify(user.password_hash, password)
+        : await passwords.verifyDummy(password);
+      if (!user || !ok) {
+        metrics.authAttempts.inc({ method: "basic", status: "failure" });
+        throw new AppError("UNAUTHENTICATED", "invalid credentials");
+      }
+      if (basicOk.size >= 10_000) basicOk.delete(basicOk.keys().next().value!);
+      basicOk.set(key, Date.now() + BASIC_TTL_MS);
+    }
+    if (!user.is_active) throw new AppError("UNAUTHENTICATED", "invalid credentials");
+    active.touch(user.id);
+    return {
+      userId: user.id,
+      username: user.username,
+      organizationId: user.organization_id,
+      permissions: permissionsOf(deps.users.rolesOf(user.id)),
+      isInstanceAdmin: user.is_instance_admin,
+      via: "basic",
+      mustChangePassword: user.must_change_password,
+    };
+  }
+
   return {
     login,
     refresh,
@@ -248,6 +298,7 @@ export function createAuthService(deps: Deps) {
     issue,
     authenticateBearer,
     authenticateApiKey,
+    authenticateBasic,
   };
 }
 

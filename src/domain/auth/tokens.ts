@@ -130,7 +130,10 @@ export function hashSecret(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
 }
 
+/** What every API key starts with. */
+export const API_KEY_PREFIX = "attic_";
+
 /** A new API key: `attic_` + 32 random bytes in base64url. */
 export function newApiKeySecret(): string {
-  return `attic_${randomBytes(32).toString("base64url")}`;
+  return `${API_KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
 }

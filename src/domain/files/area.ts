@@ -39,6 +39,7 @@ export function createFileServices(deps: {
   void sweepOrphanBlobs(repo, blobs, deps.log);
   return {
     blobs,
+    repo,
     tree,
     access,
     accessRepo,

@@ -55,12 +55,21 @@ export async function locateContent(
 }
 
 /** Wraps a location as OpenedContent. */
+/**
+ * A file's strong entity tag: the first 128 bits of its SHA-256 (as safe a
+ * validator as the whole hash, and short enough for clients that cap header
+ * lengths, such as WebDAV `If` headers), or size and mtime while a watched
+ * file is not hashed yet.
+ */
+export function entityTag(row: Pick<FileRow, "hash">, size: number, mtimeMs: number): string {
+  return `"${row.hash ? row.hash.slice(0, 32) : `${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}`}"`;
+}
+
 export function openedContent(row: FileRow, loc: ContentLocation): OpenedContent {
-  const tag = row.hash || `${loc.size.toString(16)}-${Math.floor(loc.mtimeMs).toString(16)}`;
   return {
     row,
     size: loc.size,
-    etag: `"${tag}"`,
+    etag: entityTag(row, loc.size, loc.mtimeMs),
     lastModified: new Date(Math.floor(loc.mtimeMs / 1000) * 1000),
     path: loc.path,
     stream(range) {

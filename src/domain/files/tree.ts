@@ -89,6 +89,12 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: 
     return row;
   }
 
+  /** The live child `name` of `parentId` (null = the top) that the actor may read, if any. */
+  function child(actor: Actor, parentId: string | null, name: string): FileRow | undefined {
+    const row = repo.liveChild(actor.organizationId, parentId, name);
+    return row && access.levelOf(actor, row) >= LEVEL.read ? row : undefined;
+  }
+
   /** Personal folders stay where they are, under their name. */
   function notHome(row: FileRow): void {
     if (row.home_of)
@@ -425,6 +431,7 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: 
     tx,
     live,
     liveDir,
+    child,
     parent,
     writable,
     nameFree,

@@ -23,6 +23,12 @@ export interface UploadInput {
    * the file part): called once the source is fully read.
    */
   late?: () => Promise<{ parentId?: string | null; expectedSha256?: string }>;
+  /**
+   * A live file of that name is replaced (WebDAV PUT): it goes to the trash
+   * in the same transaction the new row appears in. A directory of that
+   * name is still 409.
+   */
+  replace?: boolean;
 }
 
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -45,13 +51,20 @@ function asUploadError(err: unknown): never {
 export function createUpload(deps: FilesDeps) {
   const { repo, tree, blobs, metrics } = deps;
 
-  function destination(actor: Actor, parentId: string | null | undefined, name: string): FileRow | null {
+  function destination(
+    actor: Actor,
+    parentId: string | null | undefined,
+    name: string,
+    replace = false,
+  ): FileRow | null {
     if (parentId !== undefined && parentId !== null && parentId !== "" && !isId(parentId)) {
       throw new AppError("VALIDATION", "parent_id must be a directory id", { parent_id: parentId });
     }
     const parent = tree.parent(actor, parentId || null);
     tree.writable(parent, "directory");
-    tree.nameFree(actor.organizationId, parent?.id ?? null, name);
+    const existing = replace ? repo.liveChild(actor.organizationId, parent?.id ?? null, name) : undefined;
+    if (!existing || existing.type === "directory")
+      tree.nameFree(actor.organizationId, parent?.id ?? null, name);
     return parent;
   }
 
@@ -77,10 +90,13 @@ export function createUpload(deps: FilesDeps) {
     name: string,
     staged: StagedBlob,
     mime: string,
+    replace = false,
   ): FileRow {
     const org = actor.organizationId;
     const now = nowIso();
     return tree.tx(() => {
+      const old = replace ? repo.liveChild(org, parent?.id ?? null, name) : undefined;
+      if (old && old.type !== "directory") tree.softDelete(actor, old, false);
       repo.addBlob(staged.hash, staged.size, now);
       const content = {
         type: "file",
@@ -101,18 +117,19 @@ export function createUpload(deps: FilesDeps) {
       requirePermission(actor, "file:write");
       const name = normalizeName(input.name);
       // Check a known destination before reading a possibly huge body.
-      if (!input.late || input.parentId !== undefined) destination(actor, input.parentId, name);
+      if (!input.late || input.parentId !== undefined)
+        destination(actor, input.parentId, name, input.replace);
       const staged = await stage(input.source);
       let committed = false;
       try {
         const late = input.late ? await input.late().catch(asUploadError) : {};
         checkHash(late.expectedSha256 ?? input.expectedSha256, staged);
         const parentId = late.parentId !== undefined ? late.parentId : input.parentId;
-        const parent = destination(actor, parentId, name);
+        const parent = destination(actor, parentId, name, input.replace);
         mime = await detectMime(staged.head, name);
         await blobs.commit(staged);
         committed = true;
-        const row = insertRow(actor, parent, name, staged, mime);
+        const row = insertRow(actor, parent, name, staged, mime, input.replace);
         metrics.fileUploads.inc({ status: "success", mime_type: mime });
         return toFileDto(row);
       } catch (err) {

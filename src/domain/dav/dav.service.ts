@@ -1,0 +1,165 @@
+import type { Db } from "../../db/client.ts";
+import { AppError } from "../../errors.ts";
+import { type Access, LEVEL } from "../access/access.ts";
+import type { GrantsService } from "../access/grants.service.ts";
+import { type Actor, requirePermission } from "../actor.ts";
+import type { DirectoriesService } from "../files/directories.service.ts";
+import type { FileRow, FilesRepo } from "../files/files.repo.ts";
+import type { FilesService } from "../files/files.service.ts";
+import type { Tree } from "../files/tree.ts";
+
+/** A resource of the WebDAV tree: the top of the organization, or a row. */
+export type DavResource = { kind: "top" } | { kind: "row"; row: FileRow };
+
+/** A dead property: namespace, local name, and the client's XML for the whole element. */
+export interface DeadProperty {
+  ns: string;
+  name: string;
+  xml: string;
+}
+
+/** Most dead properties one resource may carry, and the size of one. */
+export const MAX_DEAD_PROPS = 100;
+export const MAX_DEAD_PROP_BYTES = 16 * 1024;
+
+/** How the personal folder appears at the top of /dav/: "~username", like its path. */
+export const homeSegment = (actor: Actor) => `~${actor.username}`;
+
+/**
+ * What WebDAV needs beyond the file services: resolving paths to rows
+ * (through the same grants: an unreadable item is not found), listing, and
+ * dead properties. Every change goes through the file, directory and
+ * upload services, so rules, trash, quotas and read-only folders hold.
+ */
+export function createDavService(deps: {
+  db: Db;
+  repo: FilesRepo;
+  tree: Tree;
+  access: Access;
+  files: FilesService;
+  directories: DirectoriesService;
+  grants: Pick<GrantsService, "ensureHome">;
+  /** Free bytes where uploads go (quota-available-bytes). */
+  freeBytes: () => number;
+}) {
+  const { repo, tree } = deps;
+  const c = deps.db.$client;
+  const propsOf = c.prepare<[string], DeadProperty>(
+    "SELECT ns, name, xml FROM dav_properties WHERE file_id = ? ORDER BY ns, name",
+  );
+  const setProp = c.prepare<[string, string, string, string]>(
+    `INSERT INTO dav_properties (file_id, ns, name, xml) VALUES (?, ?, ?, ?)
+     ON CONFLICT (file_id, ns, name) DO UPDATE SET xml = excluded.xml`,
+  );
+  const removeProp = c.prepare<[string, string, string]>(
+    "DELETE FROM dav_properties WHERE file_id = ? AND ns = ? AND name = ?",
+  );
+  const countProps = c.prepare<[string], { n: number }>(
+    "SELECT count(*) AS n FROM dav_properties WHERE file_id = ?",
+  );
+  const copyProps = c.prepare<[string, string]>(
+    "INSERT OR REPLACE INTO dav_properties (file_id, ns, name, xml) SELECT ?, ns, name, xml FROM dav_properties WHERE file_id = ?",
+  );
+
+  /** The resource at `segments` (decoded names), or undefined when it does not exist for the actor. */
+  function resolve(actor: Actor, segments: readonly string[]): DavResource | undefined {
+    requirePermission(actor, "file:read");
+    if (segments.length === 0) return { kind: "top" };
+    let row: FileRow | undefined;
+    for (const [i, name] of segments.entries()) {
+      if (i === 0 && name === homeSegment(actor)) {
+        row = repo.get(actor.organizationId, deps.grants.ensureHome(actor));
+      } else {
+        row = tree.child(actor, row?.id ?? null, name);
+      }
+      if (!row || (i < segments.length - 1 && row.type !== "directory")) return undefined;
+    }
+    return row ? { kind: "row", row } : undefined;
+  }
+
+  /** The readable members of a collection (the top lists the caller's personal folder too). */
+  function members(actor: Actor, res: DavResource): FileRow[] {
+    const parentId = res.kind === "top" ? null : res.row.id;
+    const out: FileRow[] = [];
+    const view = deps.access.view(actor);
+    for (let offset = 0; ; offset += 1000) {
+      const page = repo.children(actor.organizationId, view, parentId, { limit: 1000, offset });
+      out.push(...page.rows);
+      if (page.rows.length < 1000) break;
+    }
+    if (res.kind === "top") {
+      const home = repo.get(actor.organizationId, deps.grants.ensureHome(actor));
+      if (home) out.unshift(home);
+    }
+    return out;
+  }
+
+  /** The name a row has in /dav/ (a personal folder: "~username"). */
+  const nameOf = (actor: Actor, row: FileRow) =>
+    row.home_of === actor.userId ? homeSegment(actor) : row.name;
+
+  /** Checks that the actor may change the row's properties (write on it). */
+  function writableRow(actor: Actor, row: FileRow): void {
+    deps.access.check(actor, row, LEVEL.write);
+    tree.writable(row);
+  }
+
+  return {
+    resolve,
+    members,
+    nameOf,
+    availableBytes: deps.freeBytes,
+
+    /** The actor's level where a new member of `parent` would go. */
+    canWriteIn(actor: Actor, parent: DavResource): boolean {
+      if (parent.kind === "top") return deps.access.view(actor).top >= LEVEL.write;
+      return deps.access.levelOf(actor, parent.row) >= LEVEL.write && !parent.row.watched_folder_id;
+    },
+
+    deadProps: (row: FileRow): DeadProperty[] => propsOf.all(row.id),
+
+    /**
+     * Applies a PROPPATCH's sets and removes in order, all or nothing (one
+     * transaction); answers per property whether it was done.
+     */
+    patchProps(
+      actor: Actor,
+      row: FileRow,
+      ops: readonly (({ op: "set" } & DeadProperty) | { op: "remove"; ns: string; name: string })[],
+    ) {
+      requirePermission(actor, "file:write");
+      writableRow(actor, row);
+      tree.tx(() => {
+        for (const o of ops) {
+          if (o.op === "set") {
+            if (o.xml.length > MAX_DEAD_PROP_BYTES)
+              throw new AppError("PAYLOAD_TOO_LARGE", "property value too large");
+            setProp.run(row.id, o.ns, o.name, o.xml);
+          } else removeProp.run(row.id, o.ns, o.name);
+        }
+        if ((countProps.get(row.id)?.n ?? 0) > MAX_DEAD_PROPS) {
+          throw new AppError("LIMIT_REACHED", `at most ${MAX_DEAD_PROPS} properties per resource`);
+        }
+      });
+    },
+
+    /** Copies dead properties along with a copy or a replacing move. */
+    copyProps: (fromId: string, toId: string) => copyProps.run(toId, fromId),
+
+    /** Creates a collection. */
+    mkcol(actor: Actor, parent: DavResource, name: string): FileRow {
+      const dir = deps.directories.create(actor, {
+        name,
+        parent_id: parent.kind === "top" ? null : parent.row.id,
+      });
+      return repo.get(actor.organizationId, dir.file.id) as FileRow;
+    },
+
+    /** Deletes to the trash (a collection with its members). */
+    remove(actor: Actor, row: FileRow): void {
+      deps.files.remove(actor, row.id, { recursive: true });
+    },
+  };
+}
+
+export type DavService = ReturnType<typeof createDavService>;

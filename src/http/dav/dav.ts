@@ -1,0 +1,627 @@
+import type { IncomingMessage } from "node:http";
+import { Readable } from "node:stream";
+import type { Element } from "@xmldom/xmldom";
+import { Hono } from "hono";
+import type { AppContext } from "../../context.ts";
+import type { Actor } from "../../domain/actor.ts";
+import type { DavResource } from "../../domain/dav/dav.service.ts";
+import { ifHolds, parseIf, tokensOf } from "../../domain/dav/if-header.ts";
+import { type DavLock, LockTable, timeoutOf } from "../../domain/dav/locks.ts";
+import { entityTag } from "../../domain/files/content.ts";
+import type { FileRow } from "../../domain/files/files.repo.ts";
+import { AppError, ERRORS } from "../../errors.ts";
+import type { RateLimits } from "../../platform/rate-limiter.ts";
+import type { Env } from "../env.ts";
+import { sendContent } from "../file-response.ts";
+import {
+  child,
+  children,
+  DAV,
+  emptyElement,
+  escapeXml,
+  innerXml,
+  MAX_XML_BYTES,
+  parseXml,
+  serialize,
+} from "./xml.ts";
+
+type Ctx = import("hono").Context<Env>;
+
+/** Where WebDAV lives. */
+export const DAV_PREFIX = "/dav";
+
+const LIVE_PROPS = [
+  "displayname",
+  "resourcetype",
+  "getcontentlength",
+  "getcontenttype",
+  "getetag",
+  "getlastmodified",
+  "creationdate",
+  "supportedlock",
+  "lockdiscovery",
+] as const;
+/** Asked for by name only (not in allprop): they cost a query. */
+const QUOTA_PROPS = ["quota-available-bytes", "quota-used-bytes"] as const;
+
+const ALLOW = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK";
+
+class DavStatus extends Error {
+  readonly status: number;
+  readonly body?: string;
+  constructor(status: number, body?: string) {
+    super(`dav ${status}`);
+    this.status = status;
+    if (body !== undefined) this.body = body;
+  }
+}
+
+const statusLine = (code: number) => `HTTP/1.1 ${code} ${STATUS_TEXT[code] ?? ""}`.trimEnd();
+const STATUS_TEXT: Record<number, string> = {
+  200: "OK",
+  201: "Created",
+  204: "No Content",
+  403: "Forbidden",
+  404: "Not Found",
+  409: "Conflict",
+  412: "Precondition Failed",
+  423: "Locked",
+  424: "Failed Dependency",
+  507: "Insufficient Storage",
+};
+
+const preconditionBody = (name: string) =>
+  `<?xml version="1.0" encoding="utf-8"?>\n<D:error xmlns:D="DAV:"><D:${name}/></D:error>`;
+
+/** The path's decoded segments after /dav; 400 on a malformed escape. */
+function segmentsOf(pathname: string): string[] {
+  const rest = pathname.startsWith(DAV_PREFIX) ? pathname.slice(DAV_PREFIX.length) : pathname;
+  try {
+    return rest
+      .split("/")
+      .filter((s) => s !== "")
+      .map((s) => decodeURIComponent(s).normalize("NFC"));
+  } catch {
+    throw new AppError("VALIDATION", "malformed path");
+  }
+}
+
+const keyOf = (segments: readonly string[]) => (segments.length ? `/${segments.join("/")}` : "");
+const hrefOf = (segments: readonly string[], collection: boolean) =>
+  `${DAV_PREFIX}/${segments.map((s) => encodeURIComponent(s)).join("/")}${collection && segments.length ? "/" : ""}`;
+
+const etagOf = (row: FileRow) =>
+  row.type === "directory"
+    ? `"d${Date.parse(row.updated_at).toString(16)}"`
+    : entityTag(row, row.size, row.host_mtime_ms ?? Date.parse(row.created_at));
+
+/** Reads a request body as text, up to `max` bytes (413 past it). */
+async function bodyText(c: Ctx, max = MAX_XML_BYTES): Promise<string> {
+  const buf = await c.req.arrayBuffer();
+  if (buf.byteLength > max) throw new AppError("PAYLOAD_TOO_LARGE", "request body too large");
+  return new TextDecoder().decode(buf);
+}
+
+/**
+ * WebDAV class 1 and 2 at /dav/ (docs/webdav.md) over the caller's
+ * organization tree: the same services, grants and rules as REST and RPC.
+ * HTTP Basic with the password or, better for devices, an API key as the
+ * password; failures count against the address like logins. No cookies.
+ */
+export function davRoutes(ctx: AppContext, limits: RateLimits): Hono<Env> {
+  const app = new Hono<Env>();
+  const locks = new LockTable();
+  const dav = ctx.services.dav;
+  const rl = ctx.cfg.rate_limit.enabled;
+
+  async function authenticate(c: Ctx): Promise<Actor> {
+    const header = c.req.header("authorization") ?? "";
+    const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+    const ip = c.get("clientIp");
+    if (rl && limits.login.exhausted(ip))
+      throw new AppError("RATE_LIMITED", "too many failed sign-ins; retry later");
+    if (m) {
+      const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
+      const colon = decoded.indexOf(":");
+      if (colon > 0) {
+        try {
+          const actor = await ctx.services.auth.authenticateBasic(
+            decoded.slice(0, colon),
+            decoded.slice(colon + 1),
+          );
+          if (rl) {
+            const r = limits.user.hit(actor.userId);
+            if (!r.allowed) throw new AppError("RATE_LIMITED", "rate limit exceeded, retry in 60 seconds");
+          }
+          c.set("actor", actor);
+          return actor;
+        } catch (err) {
+          if (!(err instanceof AppError) || err.code !== "UNAUTHENTICATED") throw err;
+        }
+      }
+      if (rl) limits.login.hit(ip);
+    }
+    throw new DavStatus(401);
+  }
+
+  /** The If header's verdict for this request: 412 when it does not hold; the tokens it submits. */
+  function checkIf(c: Ctx, actor: Actor, segments: string[], resource: DavResource | undefined): string[] {
+    const header = c.req.header("if");
+    if (!header) return [];
+    const lists = parseIf(header);
+    if (!lists) throw new AppError("VALIDATION", "malformed If header");
+    const org = actor.organizationId;
+    const holds = ifHolds(lists, (tagged) => {
+      let segs = segments;
+      let res = resource;
+      if (tagged !== undefined) {
+        let path = tagged;
+        try {
+          path = new URL(tagged, "http://x").pathname;
+        } catch {}
+        segs = segmentsOf(path);
+        res = dav.resolve(actor, segs);
+      }
+      const tokens = locks.covering(org, keyOf(segs)).map((l) => l.token);
+      const etag = res?.kind === "row" ? etagOf(res.row) : undefined;
+      return { tokens, ...(etag ? { etag } : {}) };
+    });
+    if (!holds) throw new DavStatus(412);
+    return tokensOf(lists);
+  }
+
+  /**
+   * 423 unless every lock on the paths touched was submitted by its owner:
+   * `paths` (the resource, and a new member's parent collection), `deep`
+   * paths for what lies below (a collection deleted or moved).
+   */
+  function checkLocks(actor: Actor, submitted: string[], paths: string[], deep: string[] = []): void {
+    const org = actor.organizationId;
+    const relevant = new Map<string, DavLock>();
+    for (const p of paths) for (const l of locks.covering(org, p)) relevant.set(l.token, l);
+    for (const p of deep) for (const l of locks.under(org, p)) relevant.set(l.token, l);
+    for (const l of relevant.values()) {
+      if (!submitted.includes(l.token) || l.userId !== actor.userId) {
+        throw new DavStatus(423, preconditionBody("lock-token-submitted"));
+      }
+    }
+  }
+
+  function parentOf(actor: Actor, segments: string[]): DavResource {
+    const parent = dav.resolve(actor, segments.slice(0, -1));
+    if (!parent || (parent.kind === "row" && parent.row.type !== "directory")) throw new DavStatus(409);
+    return parent;
+  }
+
+  // ---- properties ----
+
+  function lockDiscovery(actor: Actor, segments: string[]): string {
+    const here = locks.covering(actor.organizationId, keyOf(segments));
+    return here.map((l) => activeLock(l)).join("");
+  }
+
+  function activeLock(l: DavLock): string {
+    const root = l.root === "" ? [] : l.root.slice(1).split("/");
+    return (
+      `<D:activelock><D:locktype><D:write/></D:locktype><D:lockscope><D:${l.scope}/></D:lockscope>` +
+      `<D:depth>${l.depth === "0" ? "0" : "infinity"}</D:depth>` +
+      (l.owner ? `<D:owner>${l.owner}</D:owner>` : "") +
+      `<D:timeout>Second-${Math.max(0, Math.round((l.expiresAt - Date.now()) / 1000))}</D:timeout>` +
+      `<D:locktoken><D:href>${escapeXml(l.token)}</D:href></D:locktoken>` +
+      `<D:lockroot><D:href>${escapeXml(hrefOf(root, false))}</D:href></D:lockroot></D:activelock>`
+    );
+  }
+
+  /** A live property's XML, or undefined when the resource has none of that name. */
+  function liveProp(actor: Actor, name: string, segments: string[], res: DavResource): string | undefined {
+    const row = res.kind === "row" ? res.row : undefined;
+    const dir = !row || row.type === "directory";
+    switch (name) {
+      case "displayname":
+        return `<D:displayname>${escapeXml(row ? dav.nameOf(actor, row) : "")}</D:displayname>`;
+      case "resourcetype":
+        return dir ? "<D:resourcetype><D:collection/></D:resourcetype>" : "<D:resourcetype/>";
+      case "getcontentlength":
+        return row && !dir ? `<D:getcontentlength>${row.size}</D:getcontentlength>` : undefined;
+      case "getcontenttype":
+        return row && !dir ? `<D:getcontenttype>${escapeXml(row.mime_type)}</D:getcontenttype>` : undefined;
+      case "getetag":
+        return row ? `<D:getetag>${escapeXml(etagOf(row))}</D:getetag>` : undefined;
+      case "getlastmodified":
+        return row
+          ? `<D:getlastmodified>${new Date(row.updated_at).toUTCString()}</D:getlastmodified>`
+          : undefined;
+      case "creationdate":
+        return row ? `<D:creationdate>${row.created_at}</D:creationdate>` : undefined;
+      case "supportedlock":
+        return (
+          "<D:supportedlock>" +
+          "<D:lockentry><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>" +
+          "<D:lockentry><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>" +
+          "</D:supportedlock>"
+        );
+      case "lockdiscovery":
+        return `<D:lockdiscovery>${lockDiscovery(actor, segments)}</D:lockdiscovery>`;
+      case "quota-available-bytes":
+        return `<D:quota-available-bytes>${ctx.services.dav.availableBytes()}</D:quota-available-bytes>`;
+      case "quota-used-bytes":
+        return `<D:quota-used-bytes>${row && !dir ? row.size : 0}</D:quota-used-bytes>`;
+      default:
+        return undefined;
+    }
+  }
+
+  type Want = { kind: "all" } | { kind: "names" } | { kind: "some"; props: { ns: string; name: string }[] };
+
+  function propResponse(actor: Actor, segments: string[], res: DavResource, want: Want): string {
+    const row = res.kind === "row" ? res.row : undefined;
+    const dead = row ? dav.deadProps(row) : [];
+    const collection = !row || row.type === "directory";
+    const found: string[] = [];
+    const missing: string[] = [];
+    if (want.kind === "names") {
+      for (const n of LIVE_PROPS)
+        if (liveProp(actor, n, segments, res) !== undefined) found.push(`<D:${n}/>`);
+      for (const d of dead) found.push(emptyElement(d.ns, d.name));
+    } else if (want.kind === "all") {
+      for (const n of LIVE_PROPS) {
+        const x = liveProp(actor, n, segments, res);
+        if (x !== undefined) found.push(x);
+      }
+      for (const d of dead) found.push(d.xml);
+    } else {
+      for (const p of want.props) {
+        const x =
+          p.ns === DAV
+            ? liveProp(actor, p.name, segments, res)
+            : dead.find((d) => d.ns === p.ns && d.name === p.name)?.xml;
+        if (x !== undefined) found.push(x);
+        else missing.push(emptyElement(p.ns, p.name));
+      }
+    }
+    const propstat = (items: string[], code: number) =>
+      items.length
+        ? `<D:propstat><D:prop>${items.join("")}</D:prop><D:status>${statusLine(code)}</D:status></D:propstat>`
+        : "";
+    return (
+      `<D:response><D:href>${escapeXml(hrefOf(segments, collection))}</D:href>` +
+      propstat(found, 200) +
+      propstat(missing, 404) +
+      "</D:response>"
+    );
+  }
+
+  const multistatus = (inner: string) =>
+    `<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">${inner}</D:multistatus>`;
+  const xml = (c: Ctx, status: number, body: string, headers: Record<string, string> = {}) =>
+    c.body(body, status as 200, { "Content-Type": 'application/xml; charset="utf-8"', ...headers });
+
+  // ---- methods ----
+
+  async function propfind(c: Ctx, actor: Actor, segments: string[]): Promise<Response> {
+    const res = dav.resolve(actor, segments);
+    if (!res) throw new DavStatus(404);
+    const depth = c.req.header("depth") ?? "1";
+    if (depth !== "0" && depth !== "1") throw new DavStatus(403, preconditionBody("propfind-finite-depth"));
+    const text = await bodyText(c);
+    let want: Want = { kind: "all" };
+    if (text.trim()) {
+      const root = parseXml(text);
+      if (root.namespaceURI !== DAV || root.localName !== "propfind")
+        throw new AppError("VALIDATION", "expected DAV:propfind");
+      const prop = child(root, DAV, "prop");
+      if (child(root, DAV, "propname")) want = { kind: "names" };
+      else if (prop) {
+        want = {
+          kind: "some",
+          props: children(prop).map((e) => ({ ns: e.namespaceURI ?? "", name: e.localName ?? "" })),
+        };
+      }
+    }
+    const parts = [propResponse(actor, segments, res, want)];
+    if (depth === "1" && (res.kind === "top" || res.row.type === "directory")) {
+      for (const m of dav.members(actor, res)) {
+        parts.push(propResponse(actor, [...segments, dav.nameOf(actor, m)], { kind: "row", row: m }, want));
+      }
+    }
+    return xml(c, 207, multistatus(parts.join("")));
+  }
+
+  async function proppatch(c: Ctx, actor: Actor, segments: string[], submitted: string[]): Promise<Response> {
+    const res = dav.resolve(actor, segments);
+    if (!res) throw new DavStatus(404);
+    if (res.kind === "top") throw new DavStatus(403);
+    checkLocks(actor, submitted, [keyOf(segments)]);
+    const root = parseXml(await bodyText(c));
+    if (root.namespaceURI !== DAV || root.localName !== "propertyupdate") {
+      throw new AppError("VALIDATION", "expected DAV:propertyupdate");
+    }
+    type Op =
+      | { op: "set"; ns: string; name: string; xml: string }
+      | { op: "remove"; ns: string; name: string };
+    const ops: Op[] = [];
+    for (const action of children(root, DAV)) {
+      if (action.localName !== "set" && action.localName !== "remove") continue;
+      for (const prop of children(action, DAV, "prop")) {
+        for (const p of children(prop)) {
+          const ns = p.namespaceURI ?? "";
+          const name = p.localName ?? "";
+          ops.push(
+            action.localName === "set"
+              ? { op: "set", ns, name, xml: serialize(p as Element) }
+              : { op: "remove", ns, name },
+          );
+        }
+      }
+    }
+    const forbidden = ops.filter((o) => o.ns === DAV);
+    const statusFor = (o: Op) => (forbidden.length === 0 ? 200 : o.ns === DAV ? 403 : 424);
+    if (forbidden.length === 0) dav.patchProps(actor, res.row, ops);
+    const byStatus = new Map<number, string[]>();
+    for (const o of ops) {
+      const list = byStatus.get(statusFor(o)) ?? [];
+      list.push(emptyElement(o.ns, o.name));
+      byStatus.set(statusFor(o), list);
+    }
+    const stats = [...byStatus]
+      .map(
+        ([code, items]) =>
+          `<D:propstat><D:prop>${items.join("")}</D:prop><D:status>${statusLine(code)}</D:status></D:propstat>`,
+      )
+      .join("");
+    return xml(
+      c,
+      207,
+      multistatus(
+        `<D:response><D:href>${escapeXml(hrefOf(segments, res.row.type === "directory"))}</D:href>${stats}</D:response>`,
+      ),
+    );
+  }
+
+  async function put(c: Ctx, actor: Actor, segments: string[], submitted: string[]): Promise<Response> {
+    if (segments.length === 0) throw new DavStatus(405);
+    const existing = dav.resolve(actor, segments);
+    if (existing?.kind === "row" && existing.row.type === "directory") throw new DavStatus(405);
+    const parent = parentOf(actor, segments);
+    checkLocks(actor, submitted, [keyOf(segments), keyOf(segments.slice(0, -1))]);
+    const incoming = c.env?.incoming as IncomingMessage | undefined;
+    const source: AsyncIterable<Uint8Array> =
+      incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as never) : Readable.from([]));
+    await ctx.services.files.upload(actor, {
+      name: segments.at(-1)!,
+      parentId: parent.kind === "top" ? null : parent.row.id,
+      source,
+      replace: true,
+    });
+    return c.body(null, existing ? 204 : 201);
+  }
+
+  async function mkcol(c: Ctx, actor: Actor, segments: string[], submitted: string[]): Promise<Response> {
+    if ((await c.req.arrayBuffer()).byteLength > 0) throw new DavStatus(415);
+    if (segments.length === 0 || dav.resolve(actor, segments)) throw new DavStatus(405);
+    const parent = parentOf(actor, segments);
+    checkLocks(actor, submitted, [keyOf(segments), keyOf(segments.slice(0, -1))]);
+    dav.mkcol(actor, parent, segments.at(-1)!);
+    return c.body(null, 201);
+  }
+
+  function remove(c: Ctx, actor: Actor, segments: string[], submitted: string[]): Response {
+    const res = dav.resolve(actor, segments);
+    if (!res) throw new DavStatus(404);
+    if (res.kind === "top") throw new DavStatus(403);
+    checkLocks(actor, submitted, [keyOf(segments), keyOf(segments.slice(0, -1))], [keyOf(segments)]);
+    dav.remove(actor, res.row);
+    locks.dropUnder(actor.organizationId, keyOf(segments));
+    return c.body(null, 204);
+  }
+
+  function destinationOf(c: Ctx): string[] {
+    const header = c.req.header("destination");
+    if (!header) throw new AppError("VALIDATION", "Destination header required");
+    let path: string;
+    try {
+      path = new URL(header, "http://x").pathname;
+    } catch {
+      throw new AppError("VALIDATION", "malformed Destination");
+    }
+    if (path !== DAV_PREFIX && !path.startsWith(`${DAV_PREFIX}/`)) throw new DavStatus(502);
+    return segmentsOf(path);
+  }
+
+  async function copyOrMove(c: Ctx, actor: Actor, segments: string[], submitted: string[], move: boolean) {
+    const res = dav.resolve(actor, segments);
+    if (!res) throw new DavStatus(404);
+    if (res.kind === "top") throw new DavStatus(403);
+    const dest = destinationOf(c);
+    if (dest.length === 0 || keyOf(dest) === keyOf(segments)) throw new DavStatus(403);
+    if (keyOf(dest).startsWith(`${keyOf(segments)}/`)) throw new DavStatus(403);
+    const overwrite = (c.req.header("overwrite") ?? "T").toUpperCase() !== "F";
+    const depth = c.req.header("depth") ?? "infinity";
+    const parent = parentOf(actor, dest);
+    const existing = dav.resolve(actor, dest);
+    if (existing && !overwrite) throw new DavStatus(412);
+    checkLocks(
+      actor,
+      submitted,
+      [
+        keyOf(dest),
+        keyOf(dest.slice(0, -1)),
+        ...(move ? [keyOf(segments), keyOf(segments.slice(0, -1))] : []),
+      ],
+      [keyOf(dest), ...(move ? [keyOf(segments)] : [])],
+    );
+    if (existing?.kind === "row") {
+      dav.remove(actor, existing.row);
+      locks.dropUnder(actor.organizationId, keyOf(dest));
+    }
+    const parentId = parent.kind === "top" ? null : parent.row.id;
+    const name = dest.at(-1)!;
+    if (move) {
+      ctx.services.files.update(actor, res.row.id, { name, parent_id: parentId });
+      locks.dropUnder(actor.organizationId, keyOf(segments));
+    } else if (res.row.type === "directory" && depth === "0") {
+      const made = dav.mkcol(actor, parent, name);
+      dav.copyProps(res.row.id, made.id);
+    } else {
+      const made = await ctx.services.files.copy(actor, res.row.id, {
+        destination_parent_id: parentId,
+        new_name: name,
+      });
+      dav.copyProps(res.row.id, made.id);
+    }
+    return c.body(null, existing ? 204 : 201);
+  }
+
+  async function lock(c: Ctx, actor: Actor, segments: string[], submitted: string[]): Promise<Response> {
+    const org = actor.organizationId;
+    const key = keyOf(segments);
+    const text = await bodyText(c);
+    const timeout = timeoutOf(c.req.header("timeout"));
+    if (!text.trim()) {
+      // A refresh: the If header names the lock.
+      const l = submitted.map((t) => locks.byToken(t)).find((x) => x && locks.covering(org, key).includes(x));
+      if (!l || l.userId !== actor.userId)
+        throw new DavStatus(412, preconditionBody("lock-token-matches-request-uri"));
+      locks.refresh(l, timeout);
+      return xml(
+        c,
+        200,
+        `<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLock(l)}</D:lockdiscovery></D:prop>`,
+      );
+    }
+    const info = parseXml(text);
+    if (info.namespaceURI !== DAV || info.localName !== "lockinfo")
+      throw new AppError("VALIDATION", "expected DAV:lockinfo");
+    const scopeEl = child(info, DAV, "lockscope");
+    const scope = scopeEl && child(scopeEl, DAV, "shared") ? "shared" : "exclusive";
+    const ownerEl = child(info, DAV, "owner");
+    const owner = ownerEl ? innerXml(ownerEl) : "";
+    const depth = c.req.header("depth") === "0" ? "0" : "infinity";
+    let res = dav.resolve(actor, segments);
+    let created = false;
+    if (!res) {
+      // A lock on an unmapped URL creates an empty resource (RFC 4918 §9.10.4).
+      const parent = parentOf(actor, segments);
+      checkLocks(actor, submitted, [keyOf(segments.slice(0, -1))]);
+      await ctx.services.files.upload(actor, {
+        name: segments.at(-1)!,
+        parentId: parent.kind === "top" ? null : parent.row.id,
+        source: Readable.from([]),
+      });
+      res = dav.resolve(actor, segments);
+      created = true;
+    }
+    if (res?.kind === "row" && !dav.canWriteIn(actor, res)) throw new DavStatus(403);
+    const l = locks.lock(org, actor.userId, key, { depth, scope, owner, timeoutSeconds: timeout });
+    if (!l) throw new DavStatus(423, preconditionBody("no-conflicting-lock"));
+    return xml(
+      c,
+      created ? 201 : 200,
+      `<?xml version="1.0" encoding="utf-8"?>\n<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLock(l)}</D:lockdiscovery></D:prop>`,
+      { "Lock-Token": `<${l.token}>` },
+    );
+  }
+
+  function unlock(c: Ctx, actor: Actor, segments: string[]): Response {
+    const token = /^\s*<([^>]+)>\s*$/.exec(c.req.header("lock-token") ?? "")?.[1];
+    if (!token) throw new AppError("VALIDATION", "Lock-Token header required");
+    const l = locks.byToken(token);
+    if (!l || !locks.covering(actor.organizationId, keyOf(segments)).includes(l)) {
+      throw new DavStatus(409, preconditionBody("lock-token-matches-request-uri"));
+    }
+    if (l.userId !== actor.userId) throw new DavStatus(403);
+    locks.unlock(token);
+    return c.body(null, 204);
+  }
+
+  async function get(c: Ctx, actor: Actor, segments: string[]): Promise<Response> {
+    const res = dav.resolve(actor, segments);
+    if (!res) throw new DavStatus(404);
+    if (res.kind === "top" || res.row.type === "directory") {
+      const items = dav
+        .members(actor, res)
+        .map((m) => {
+          const n = dav.nameOf(actor, m);
+          return `<li><a href="${escapeXml(hrefOf([...segments, n], m.type === "directory"))}">${escapeXml(n)}</a></li>`;
+        })
+        .join("");
+      return c.html(`<!doctype html><meta charset="utf-8"><title>Attic</title><ul>${items}</ul>`, 200, {
+        "Content-Security-Policy": "sandbox; default-src 'none'",
+      });
+    }
+    const opened = await ctx.services.files.openContent(actor, res.row.id);
+    ctx.services.files.countDownload("download");
+    return sendContent(c, opened, "attachment");
+  }
+
+  app.all("*", async (c) => {
+    const method = c.req.method.toUpperCase();
+    const base = { DAV: "1, 2", "MS-Author-Via": "DAV", Allow: ALLOW };
+    try {
+      if (method === "OPTIONS") return c.body(null, 200, base);
+      const actor = await authenticate(c);
+      // A fragment never belongs in a request: refuse rather than act on a shorter path.
+      if (c.req.url.includes("#")) throw new DavStatus(400);
+      const segments = segmentsOf(c.req.path);
+      if (segments.some((s) => s.includes("/") || s === "." || s === "..")) throw new DavStatus(400);
+      const res =
+        method === "PUT" || method === "MKCOL" || method === "LOCK"
+          ? undefined
+          : dav.resolve(actor, segments);
+      const target =
+        res ??
+        (method === "PUT" || method === "MKCOL" || method === "LOCK"
+          ? dav.resolve(actor, segments)
+          : undefined);
+      const submitted = checkIf(c, actor, segments, target);
+      switch (method) {
+        case "GET":
+        case "HEAD":
+          return await get(c, actor, segments);
+        case "PROPFIND":
+          return await propfind(c, actor, segments);
+        case "PROPPATCH":
+          return await proppatch(c, actor, segments, submitted);
+        case "PUT":
+          return await put(c, actor, segments, submitted);
+        case "MKCOL":
+          return await mkcol(c, actor, segments, submitted);
+        case "DELETE":
+          return remove(c, actor, segments, submitted);
+        case "COPY":
+          return await copyOrMove(c, actor, segments, submitted, false);
+        case "MOVE":
+          return await copyOrMove(c, actor, segments, submitted, true);
+        case "LOCK":
+          return await lock(c, actor, segments, submitted);
+        case "UNLOCK":
+          return unlock(c, actor, segments);
+        default:
+          return c.body(null, 405, base);
+      }
+    } catch (err) {
+      if (err instanceof DavStatus) {
+        const headers: Record<string, string> =
+          err.status === 401 ? { "WWW-Authenticate": 'Basic realm="Attic", charset="UTF-8"' } : {};
+        if (err.status === 405) Object.assign(headers, base);
+        return err.body ? xml(c, err.status, err.body, headers) : c.body(null, err.status as 200, headers);
+      }
+      if (err instanceof AppError) {
+        // The file services' answers, in WebDAV's terms.
+        const code =
+          err.code === "CONFLICT"
+            ? 405
+            : err.code === "PERMISSION_DENIED" || err.code === "READ_ONLY" || err.code === "FORBIDDEN_PATH"
+              ? 403
+              : ERRORS[err.code].http;
+        const headers: Record<string, string> =
+          code === 401 ? { "WWW-Authenticate": 'Basic realm="Attic", charset="UTF-8"' } : {};
+        if (code >= 500) ctx.log.error({ err }, "webdav request failed");
+        return c.text(err.message, code as 200, headers);
+      }
+      ctx.log.error({ err }, "webdav request failed");
+      return c.text("internal error", 500);
+    }
+  });
+  return app;
+}

@@ -1,0 +1,210 @@
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser, GOOD_PASSWORD, type Session } from "../helpers/accounts.ts";
+import { mkdir, upload } from "../helpers/files.ts";
+import { ADMIN_PASSWORD, startServer, type TestServer } from "../helpers/server.ts";
+import { hostTree, waitFor } from "./watched.helpers.ts";
+
+/** WebDAV at /dav/ (issue 17): every method, the service layer's rules, grants, and the clients' quirks. */
+describe("WebDAV", () => {
+  let s: TestServer;
+  let admin: string;
+  let kid: Session;
+  let host: string;
+  const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+  const ADMIN = basic("admin", ADMIN_PASSWORD);
+  const dav = (
+    method: string,
+    path: string,
+    opts: { auth?: string; headers?: Record<string, string>; body?: string | Uint8Array } = {},
+  ) =>
+    fetch(`${s.url}/dav${path}`, {
+      method,
+      headers: { authorization: opts.auth ?? ADMIN, ...opts.headers },
+      ...(opts.body !== undefined ? { body: opts.body as BodyInit } : {}),
+    });
+  const hrefs = (xml: string) =>
+    [...xml.matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => decodeURIComponent(m[1]!));
+
+  beforeAll(async () => {
+    host = hostTree({ "drive/readme.txt": "on the drive" });
+    s = await startServer({ watch: { allowed_roots: [host], debounce: 0.2 } });
+    admin = await s.login();
+    kid = await createUser(s, admin, "davkid");
+  });
+  afterAll(async () => {
+    await s.close();
+    rmSync(host, { recursive: true, force: true });
+  });
+
+  it("announces class 1 and 2 and asks for Basic credentials", async () => {
+    const options = await dav("OPTIONS", "/", { auth: "" });
+    expect(options.status).toBe(200);
+    expect(options.headers.get("dav")).toBe("1, 2");
+    expect(options.headers.get("allow")).toContain("PROPFIND");
+    const anonymous = await fetch(`${s.url}/dav/`, { method: "PROPFIND" });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toContain("Basic");
+    expect((await dav("PROPFIND", "/", { auth: basic("admin", "wrong-password") })).status).toBe(401);
+    expect(anonymous.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("accepts an API key as the password, for devices", async () => {
+    const key = await s.api("POST", "/api/v1/auth/api-keys", {
+      token: admin,
+      body: { name: "phone", permissions: ["file:read", "file:write"] },
+    });
+    expect(key.status).toBe(201);
+    expect(
+      (await dav("PROPFIND", "/", { auth: basic("admin", key.body.key), headers: { depth: "0" } })).status,
+    ).toBe(207);
+    // A key only works with its owner's name.
+    expect((await dav("PROPFIND", "/", { auth: basic("davkid", key.body.key) })).status).toBe(401);
+  });
+
+  it("stores, lists, reads with ranges, overwrites into the trash", async () => {
+    expect((await dav("MKCOL", "/Docs")).status).toBe(201);
+    expect((await dav("MKCOL", "/Docs")).status).toBe(405);
+    expect((await dav("MKCOL", "/Nope/Deeper")).status).toBe(409);
+    expect((await dav("MKCOL", "/WithBody", { body: "<x/>" })).status).toBe(415);
+    expect((await dav("PUT", "/Docs/été.txt", { body: "first version" })).status).toBe(201);
+    expect((await dav("PUT", "/Missing/x.txt", { body: "x" })).status).toBe(409);
+    const listing = await dav("PROPFIND", "/Docs/", { headers: { depth: "1" } });
+    expect(listing.status).toBe(207);
+    const xml = await listing.text();
+    expect(hrefs(xml)).toEqual(["/dav/Docs/", "/dav/Docs/été.txt"]);
+    expect(xml).toContain("<D:getcontentlength>13</D:getcontentlength>");
+    expect((await dav("PROPFIND", "/", { headers: { depth: "infinity" } })).status).toBe(403);
+    const got = await dav("GET", "/Docs/%C3%A9t%C3%A9.txt", { headers: { range: "bytes=6-" } });
+    expect(got.status).toBe(206);
+    expect(await got.text()).toBe("version");
+    const etag = got.headers.get("etag");
+    expect(xml).toContain(`<D:getetag>${etag?.replaceAll('"', "&#34;")}</D:getetag>`);
+    expect((await dav("PUT", "/Docs/été.txt", { body: "second version" })).status).toBe(204);
+    expect(await (await dav("GET", "/Docs/été.txt")).text()).toBe("second version");
+    const trash = await s.api("GET", "/api/v1/trash", { token: admin });
+    expect(trash.body.files.map((f: { name: string }) => f.name)).toContain("été.txt");
+    // The same file through REST.
+    const rest = await s.api("GET", "/api/v1/search?q=été", { token: admin });
+    expect(rest.body.total).toBe(1);
+  });
+
+  it("keeps dead properties, and refuses to change live ones", async () => {
+    const body = `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:attic:test">
+      <D:set><D:prop><Z:color>blue<Z:shade xmlns:Q="urn:q">dark</Z:shade></Z:color></D:prop></D:set></D:propertyupdate>`;
+    expect((await dav("PROPPATCH", "/Docs/été.txt", { body })).status).toBe(207);
+    const read = await dav("PROPFIND", "/Docs/été.txt", {
+      headers: { depth: "0" },
+      body: '<D:propfind xmlns:D="DAV:"><D:prop><Z:color xmlns:Z="urn:attic:test"/><Z:none xmlns:Z="urn:attic:test"/></D:prop></D:propfind>',
+    });
+    const xml = await read.text();
+    expect(xml).toContain("blue");
+    expect(xml).toContain("dark");
+    expect(xml).toContain("HTTP/1.1 404 Not Found");
+    const live = await dav("PROPPATCH", "/Docs/été.txt", {
+      body: '<D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><D:getcontentlength>1</D:getcontentlength></D:prop></D:set></D:propertyupdate>',
+    });
+    expect(await live.text()).toContain("403 Forbidden");
+    // Entities and DTDs are refused outright.
+    const dtd = await dav("PROPFIND", "/", {
+      body: '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><D:propfind xmlns:D="DAV:">&e;</D:propfind>',
+    });
+    expect(dtd.status).toBe(400);
+    expect((await dav("PROPFIND", "/", { body: "<D:propfind" })).status).toBe(400);
+  });
+
+  it("copies and moves with Destination, Overwrite and Depth", async () => {
+    const to = (p: string) => ({ destination: `${s.url}/dav${p}` });
+    expect((await dav("COPY", "/Docs/été.txt", { headers: to("/Docs/copy.txt") })).status).toBe(201);
+    expect(
+      (await dav("COPY", "/Docs/été.txt", { headers: { ...to("/Docs/copy.txt"), overwrite: "F" } })).status,
+    ).toBe(412);
+    expect((await dav("COPY", "/Docs/été.txt", { headers: to("/Docs/copy.txt") })).status).toBe(204);
+    expect((await dav("MOVE", "/Docs/copy.txt", { headers: to("/Docs/moved.txt") })).status).toBe(201);
+    expect((await dav("GET", "/Docs/copy.txt")).status).toBe(404);
+    expect((await dav("COPY", "/Docs", { headers: { ...to("/Shallow"), depth: "0" } })).status).toBe(201);
+    const shallow = await dav("PROPFIND", "/Shallow", { headers: { depth: "1" } });
+    expect(hrefs(await shallow.text())).toEqual(["/dav/Shallow/"]);
+    expect((await dav("COPY", "/Docs", { headers: to("/Docs/inside") })).status).toBe(403);
+    expect(
+      (await dav("MOVE", "/Docs/moved.txt", { headers: { destination: "http://elsewhere.example/x" } }))
+        .status,
+    ).toBe(502);
+    expect((await dav("DELETE", "/Docs/moved.txt")).status).toBe(204);
+    expect((await dav("DELETE", "/Docs/moved.txt")).status).toBe(404);
+  });
+
+  it("locks: a locked resource takes writes only with its token", async () => {
+    const lockBody =
+      '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>me</D:owner></D:lockinfo>';
+    const locked = await dav("LOCK", "/Docs/été.txt", {
+      headers: { depth: "0", timeout: "Second-60" },
+      body: lockBody,
+    });
+    expect(locked.status).toBe(200);
+    const token = locked.headers.get("lock-token")!;
+    expect(token).toMatch(/^<opaquelocktoken:/);
+    expect((await dav("PUT", "/Docs/été.txt", { body: "sneaky" })).status).toBe(423);
+    expect((await dav("DELETE", "/Docs/été.txt")).status).toBe(423);
+    expect((await dav("LOCK", "/Docs/été.txt", { body: lockBody })).status).toBe(423);
+    expect((await dav("PUT", "/Docs/été.txt", { body: "mine", headers: { if: `(${token})` } })).status).toBe(
+      204,
+    );
+    expect(
+      (await dav("PUT", "/Docs/été.txt", { body: "x", headers: { if: "(<opaquelocktoken:nope>)" } })).status,
+    ).toBe(412);
+    const discovered = await dav("PROPFIND", "/Docs/été.txt", {
+      headers: { depth: "0" },
+      body: '<D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>',
+    });
+    expect(await discovered.text()).toContain(token.slice(1, -1));
+    expect((await dav("UNLOCK", "/Docs/été.txt", { headers: { "lock-token": token } })).status).toBe(204);
+    expect((await dav("PUT", "/Docs/été.txt", { body: "free again" })).status).toBe(204);
+    // A lock on an unmapped URL makes an empty resource.
+    const fresh = await dav("LOCK", "/Docs/new.txt", { body: lockBody });
+    expect(fresh.status).toBe(201);
+    expect((await dav("GET", "/Docs/new.txt")).status).toBe(200);
+  });
+
+  it("obeys folder grants and personal folders", async () => {
+    const kidAuth = basic("davkid", GOOD_PASSWORD);
+    const secret = await mkdir(s, admin, "Secret");
+    await s.api("PUT", "/api/v1/grants", { token: admin, body: { directory_id: secret.id, grants: [] } });
+    await upload(s, admin, "plan.txt", "private", { parentId: secret.id });
+    expect((await dav("GET", "/Secret/plan.txt", { auth: kidAuth })).status).toBe(404);
+    expect((await dav("PUT", "/Secret/x.txt", { auth: kidAuth, body: "x" })).status).toBe(409);
+    const top = hrefs(await (await dav("PROPFIND", "/", { auth: kidAuth, headers: { depth: "1" } })).text());
+    expect(top).toContain("/dav/~davkid/");
+    expect(top).not.toContain("/dav/Secret/");
+    expect(top).not.toContain("/dav/~admin/");
+    expect((await dav("PUT", "/~davkid/diary.txt", { auth: kidAuth, body: "dear diary" })).status).toBe(201);
+    expect((await dav("GET", "/~davkid/diary.txt")).status).toBe(404);
+  });
+
+  it("answers 403 to writes into a watched folder", async () => {
+    const r = await s.api("POST", "/api/v1/watched-folders", {
+      token: admin,
+      body: { name: "Drive", path: `${host}/drive` },
+    });
+    expect(r.status).toBe(201);
+    await waitFor(
+      () => dav("GET", "/Drive/readme.txt"),
+      (res) => res.status === 200,
+    );
+    expect((await dav("PUT", "/Drive/new.txt", { body: "x" })).status).toBe(403);
+    expect((await dav("DELETE", "/Drive/readme.txt")).status).toBe(403);
+    expect((await dav("MKCOL", "/Drive/sub")).status).toBe(403);
+  });
+
+  it("takes the files macOS Finder and Windows write, like any other", async () => {
+    const finder = { "user-agent": "WebDAVFS/3.0.0 (03008000) Darwin/22.0.0" };
+    expect(
+      (await dav("PUT", "/Docs/._été.txt", { headers: finder, body: "\u0000\u0005\u0016\u0007" })).status,
+    ).toBe(201);
+    expect((await dav("PUT", "/Docs/.DS_Store", { headers: finder, body: "Bud1" })).status).toBe(201);
+    const windows = { "user-agent": "Microsoft-WebDAV-MiniRedir/10.0.19045" };
+    const w = await dav("PROPFIND", "/Docs", { headers: { ...windows, depth: "1" } });
+    expect(w.status).toBe(207);
+    expect(hrefs(await w.text())).toContain("/dav/Docs/.DS_Store");
+  });
+});
