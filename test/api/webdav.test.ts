@@ -21,7 +21,7 @@ describe("WebDAV", () => {
     fetch(`${s.url}/dav${path}`, {
       method,
       headers: { authorization: opts.auth ?? ADMIN, ...opts.headers },
-      ...(opts.body !== undefined ? { body: opts.body as BodyInit } : {}),
+      ...(opts.body !== undefined ? { body: opts.body as RequestInit["body"] } : {}),
     });
   const hrefs = (xml: string) =>
     [...xml.matchAll(/<D:href>([^<]*)<\/D:href>/g)].map((m) => decodeURIComponent(m[1]!));
