@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser, GOOD_PASSWORD, type Session } from "../helpers/accounts.ts";
+import { createUser, GOOD_PASSWORD } from "../helpers/accounts.ts";
 import { mkdir, upload } from "../helpers/files.ts";
 import { ADMIN_PASSWORD, startServer, type TestServer } from "../helpers/server.ts";
 import { hostTree, waitFor } from "./watched.helpers.ts";
@@ -9,7 +9,6 @@ import { hostTree, waitFor } from "./watched.helpers.ts";
 describe("WebDAV", () => {
   let s: TestServer;
   let admin: string;
-  let kid: Session;
   let host: string;
   const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
   const ADMIN = basic("admin", ADMIN_PASSWORD);
@@ -30,7 +29,7 @@ describe("WebDAV", () => {
     host = hostTree({ "drive/readme.txt": "on the drive" });
     s = await startServer({ watch: { allowed_roots: [host], debounce: 0.2 } });
     admin = await s.login();
-    kid = await createUser(s, admin, "davkid");
+    await createUser(s, admin, "davkid");
   });
   afterAll(async () => {
     await s.close();

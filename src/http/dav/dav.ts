@@ -41,9 +41,6 @@ const LIVE_PROPS = [
   "supportedlock",
   "lockdiscovery",
 ] as const;
-/** Asked for by name only (not in allprop): they cost a query. */
-const QUOTA_PROPS = ["quota-available-bytes", "quota-used-bytes"] as const;
-
 const ALLOW = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK";
 
 class DavStatus extends Error {
@@ -243,9 +240,8 @@ export function davRoutes(ctx: AppContext, limits: RateLimits): Hono<Env> {
       case "lockdiscovery":
         return `<D:lockdiscovery>${lockDiscovery(actor, segments)}</D:lockdiscovery>`;
       case "quota-available-bytes":
-        return `<D:quota-available-bytes>${ctx.services.dav.availableBytes()}</D:quota-available-bytes>`;
-      case "quota-used-bytes":
-        return `<D:quota-used-bytes>${row && !dir ? row.size : 0}</D:quota-used-bytes>`;
+        // RFC 4331, asked for by name (not in allprop): free space where uploads go.
+        return dir ? `<D:quota-available-bytes>${dav.availableBytes()}</D:quota-available-bytes>` : undefined;
       default:
         return undefined;
     }
@@ -564,15 +560,7 @@ export function davRoutes(ctx: AppContext, limits: RateLimits): Hono<Env> {
       if (c.req.url.includes("#")) throw new DavStatus(400);
       const segments = segmentsOf(c.req.path);
       if (segments.some((s) => s.includes("/") || s === "." || s === "..")) throw new DavStatus(400);
-      const res =
-        method === "PUT" || method === "MKCOL" || method === "LOCK"
-          ? undefined
-          : dav.resolve(actor, segments);
-      const target =
-        res ??
-        (method === "PUT" || method === "MKCOL" || method === "LOCK"
-          ? dav.resolve(actor, segments)
-          : undefined);
+      const target = dav.resolve(actor, segments);
       const submitted = checkIf(c, actor, segments, target);
       switch (method) {
         case "GET":
