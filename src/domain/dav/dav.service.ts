@@ -4,12 +4,12 @@ import { type Access, LEVEL } from "../access/access.ts";
 import type { GrantsService } from "../access/grants.service.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import type { DirectoriesService } from "../files/directories.service.ts";
-import type { FileRow, FilesRepo } from "../files/files.repo.ts";
+import type { FileRow, FilesRepo, ListingRow } from "../files/files.repo.ts";
 import type { FilesService } from "../files/files.service.ts";
 import type { Tree } from "../files/tree.ts";
 
-/** A resource of the WebDAV tree: the top of the organization, or a row. */
-export type DavResource = { kind: "top" } | { kind: "row"; row: FileRow };
+/** A resource of the WebDAV tree: the top of the organization, or a row (a listing's columns at least). */
+export type DavResource = { kind: "top" } | { kind: "row"; row: ListingRow };
 
 /** A dead property: namespace, local name, and the client's XML for the whole element. */
 export interface DeadProperty {
@@ -44,8 +44,8 @@ export function createDavService(deps: {
 }) {
   const { repo, tree } = deps;
   const c = deps.db.$client;
-  const propsOf = c.prepare<[string], DeadProperty>(
-    "SELECT ns, name, xml FROM dav_properties WHERE file_id = ? ORDER BY ns, name",
+  const propsOf = c.prepare<[string], DeadProperty & { file_id: string }>(
+    "SELECT file_id, ns, name, xml FROM dav_properties WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY ns, name",
   );
   const setProp = c.prepare<[string, string, string, string]>(
     `INSERT INTO dav_properties (file_id, ns, name, xml) VALUES (?, ?, ?, ?)
@@ -78,15 +78,9 @@ export function createDavService(deps: {
   }
 
   /** The readable members of a collection (the top lists the caller's personal folder too). */
-  function members(actor: Actor, res: DavResource): FileRow[] {
+  function members(actor: Actor, res: DavResource): ListingRow[] {
     const parentId = res.kind === "top" ? null : res.row.id;
-    const out: FileRow[] = [];
-    const view = deps.access.view(actor);
-    for (let offset = 0; ; offset += 1000) {
-      const page = repo.children(actor.organizationId, view, parentId, { limit: 1000, offset });
-      out.push(...page.rows);
-      if (page.rows.length < 1000) break;
-    }
+    const out: ListingRow[] = repo.listingOf(actor.organizationId, deps.access.view(actor), parentId);
     if (res.kind === "top") {
       const home = repo.get(actor.organizationId, deps.grants.ensureHome(actor));
       if (home) out.unshift(home);
@@ -95,11 +89,11 @@ export function createDavService(deps: {
   }
 
   /** The name a row has in /dav/ (a personal folder: "~username"). */
-  const nameOf = (actor: Actor, row: FileRow) =>
+  const nameOf = (actor: Actor, row: ListingRow) =>
     row.home_of === actor.userId ? homeSegment(actor) : row.name;
 
   /** Checks that the actor may change the row's properties (write on it). */
-  function writableRow(actor: Actor, row: FileRow): void {
+  function writableRow(actor: Actor, row: ListingRow): void {
     deps.access.check(actor, row, LEVEL.write);
     tree.writable(row);
   }
@@ -116,7 +110,16 @@ export function createDavService(deps: {
       return deps.access.levelOf(actor, parent.row) >= LEVEL.write && !parent.row.watched_folder_id;
     },
 
-    deadProps: (row: FileRow): DeadProperty[] => propsOf.all(row.id),
+    /** Dead properties of many rows at once (one query for a whole listing). */
+    deadProps(rows: readonly ListingRow[]): Map<string, DeadProperty[]> {
+      const out = new Map<string, DeadProperty[]>();
+      for (const { file_id, ...p } of propsOf.all(JSON.stringify(rows.map((r) => r.id)))) {
+        const list = out.get(file_id);
+        if (list) list.push(p);
+        else out.set(file_id, [p]);
+      }
+      return out;
+    },
 
     /**
      * Applies a PROPPATCH's sets and removes in order, all or nothing (one
@@ -124,7 +127,7 @@ export function createDavService(deps: {
      */
     patchProps(
       actor: Actor,
-      row: FileRow,
+      row: ListingRow,
       ops: readonly (({ op: "set" } & DeadProperty) | { op: "remove"; ns: string; name: string })[],
     ) {
       requirePermission(actor, "file:write");
@@ -156,7 +159,7 @@ export function createDavService(deps: {
     },
 
     /** Deletes to the trash (a collection with its members). */
-    remove(actor: Actor, row: FileRow): void {
+    remove(actor: Actor, row: ListingRow): void {
       deps.files.remove(actor, row.id, { recursive: true });
     },
   };

@@ -4,6 +4,25 @@ import { blobs, files } from "../../db/schema.ts";
 import type { AccessView } from "../access/access.ts";
 
 export type FileRow = typeof files.$inferSelect;
+
+/** The columns a listing of entries needs (no booleans: raw SQLite values). */
+export type ListingRow = Pick<
+  FileRow,
+  | "id"
+  | "name"
+  | "type"
+  | "size"
+  | "mime_type"
+  | "hash"
+  | "host_mtime_ms"
+  | "created_at"
+  | "updated_at"
+  | "home_of"
+  | "watched_folder_id"
+  | "acl_id"
+>;
+const LISTING_COLUMNS =
+  "id, name, type, size, mime_type, hash, host_mtime_ms, created_at, updated_at, home_of, watched_folder_id, acl_id";
 export type NewFileRow = typeof files.$inferInsert;
 
 /** Children of `parentId`; the top's children exclude personal folders (they have a name space of their own). */
@@ -45,6 +64,30 @@ export function createFilesRepo(db: Db) {
       UNION ALL
       SELECT f.id, f.parent_id FROM files f JOIN up ON f.id = up.parent_id
     ) SELECT id FROM up`);
+  const liveChildOf = db
+    .select()
+    .from(files)
+    .where(
+      and(
+        eq(files.organization_id, sql.placeholder("org")),
+        eq(files.parent_id, sql.placeholder("parent")),
+        eq(files.name, sql.placeholder("name")),
+        eq(files.is_deleted, false),
+      ),
+    )
+    .prepare();
+  const liveTopChild = db
+    .select()
+    .from(files)
+    .where(
+      and(
+        eq(files.organization_id, sql.placeholder("org")),
+        parentIs(null),
+        eq(files.name, sql.placeholder("name")),
+        eq(files.is_deleted, false),
+      ),
+    )
+    .prepare();
   // Prepared once: every request of the tree starts with a lookup by id.
   const byId = and(eq(files.id, sql.placeholder("id")), eq(files.organization_id, sql.placeholder("org")));
   const getAny = db.select().from(files).where(byId).prepare();
@@ -67,20 +110,28 @@ export function createFilesRepo(db: Db) {
       return (withDeleted ? getAny : getLive).get({ id, org: orgId });
     },
 
-    /** The live child of `parentId` (null = top) named `name`. */
+    /** The live child of `parentId` (null = top) named `name`. Prepared: every create, move and path lookup asks. */
     liveChild(orgId: string, parentId: string | null, name: string): FileRow | undefined {
-      return db
-        .select()
-        .from(files)
-        .where(
-          and(
-            eq(files.organization_id, orgId),
-            parentIs(parentId),
-            eq(files.name, name),
-            eq(files.is_deleted, false),
-          ),
-        )
-        .get();
+      return parentId === null
+        ? liveTopChild.get({ org: orgId, name })
+        : liveChildOf.get({ org: orgId, parent: parentId, name });
+    },
+
+    /**
+     * Every live child of `parentId` (null = top) the viewer may read,
+     * unordered, as the columns a listing shows: one prepared statement
+     * without per-row mapping (a WebDAV PROPFIND of 10,000 entries).
+     */
+    listingOf(orgId: string, viewer: AccessView, parentId: string | null): ListingRow[] {
+      const acl =
+        viewer.top >= 1
+          ? "(acl_id IS NULL OR acl_id IN (SELECT value FROM json_each(?)))"
+          : "acl_id IN (SELECT value FROM json_each(?))";
+      const where = parentId === null ? "parent_id IS NULL AND home_of IS NULL" : "parent_id = ?";
+      const stmt = sqlite.prepare<unknown[], ListingRow>(
+        `SELECT ${LISTING_COLUMNS} FROM files WHERE organization_id = ? AND ${where} AND is_deleted = 0 AND ${acl}`,
+      );
+      return stmt.all(orgId, ...(parentId === null ? [] : [parentId]), viewer.atLeast[1]);
     },
 
     /** Live children the viewer may read, directories first then by name; `onlyDirs` for directory listings. */

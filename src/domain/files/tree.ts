@@ -143,7 +143,7 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: 
   }
 
   /** Watched-folder rows mirror the host: the tree may not change them. */
-  function writable(row: FileRow | null, what = "item"): void {
+  function writable(row: Pick<FileRow, "watched_folder_id"> | null, what = "item"): void {
     if (row?.watched_folder_id) {
       throw new AppError("READ_ONLY", `this ${what} is in a watched folder and is read-only`);
     }

@@ -4,11 +4,11 @@ import type { Element } from "@xmldom/xmldom";
 import { Hono } from "hono";
 import type { AppContext } from "../../context.ts";
 import type { Actor } from "../../domain/actor.ts";
-import type { DavResource } from "../../domain/dav/dav.service.ts";
+import type { DavResource, DeadProperty } from "../../domain/dav/dav.service.ts";
 import { ifHolds, parseIf, tokensOf } from "../../domain/dav/if-header.ts";
 import { type DavLock, LockTable, timeoutOf } from "../../domain/dav/locks.ts";
 import { entityTag } from "../../domain/files/content.ts";
-import type { FileRow } from "../../domain/files/files.repo.ts";
+import type { ListingRow as FileRow } from "../../domain/files/files.repo.ts";
 import { AppError, ERRORS } from "../../errors.ts";
 import type { RateLimits } from "../../platform/rate-limiter.ts";
 import type { Env } from "../env.ts";
@@ -249,9 +249,15 @@ export function davRoutes(ctx: AppContext, limits: RateLimits): Hono<Env> {
 
   type Want = { kind: "all" } | { kind: "names" } | { kind: "some"; props: { ns: string; name: string }[] };
 
-  function propResponse(actor: Actor, segments: string[], res: DavResource, want: Want): string {
+  function propResponse(
+    actor: Actor,
+    segments: string[],
+    res: DavResource,
+    want: Want,
+    deadOf: Map<string, DeadProperty[]>,
+  ): string {
     const row = res.kind === "row" ? res.row : undefined;
-    const dead = row ? dav.deadProps(row) : [];
+    const dead = row ? (deadOf.get(row.id) ?? []) : [];
     const collection = !row || row.type === "directory";
     const found: string[] = [];
     const missing: string[] = [];
@@ -314,11 +320,17 @@ export function davRoutes(ctx: AppContext, limits: RateLimits): Hono<Env> {
         };
       }
     }
-    const parts = [propResponse(actor, segments, res, want)];
-    if (depth === "1" && (res.kind === "top" || res.row.type === "directory")) {
-      for (const m of dav.members(actor, res)) {
-        parts.push(propResponse(actor, [...segments, dav.nameOf(actor, m)], { kind: "row", row: m }, want));
-      }
+    const members =
+      depth === "1" && (res.kind === "top" || res.row.type === "directory") ? dav.members(actor, res) : [];
+    const needDead = want.kind !== "some" || want.props.some((p) => p.ns !== DAV);
+    const deadOf = needDead
+      ? dav.deadProps([...(res.kind === "row" ? [res.row] : []), ...members])
+      : new Map();
+    const parts = [propResponse(actor, segments, res, want, deadOf)];
+    for (const m of members) {
+      parts.push(
+        propResponse(actor, [...segments, dav.nameOf(actor, m)], { kind: "row", row: m }, want, deadOf),
+      );
     }
     return xml(c, 207, multistatus(parts.join("")));
   }

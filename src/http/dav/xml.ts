@@ -53,8 +53,9 @@ export function innerXml(el: Element): string {
   return out;
 }
 
+const SPECIAL = /[<>&"']/;
 export function escapeXml(s: string): string {
-  return s.replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  return SPECIAL.test(s) ? s.replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`) : s;
 }
 
 /** An empty element for a property name in any namespace (prefix chosen here). */
