@@ -12,7 +12,7 @@ import { errorResponse } from "./on-error.ts";
  * fallback with anything risky replaced, and the exact name percent-encoded
  * in `filename*`. No byte of the name can end the header or start another.
  */
-function contentDisposition(kind: "attachment" | "inline", name: string): string {
+export function contentDisposition(kind: "attachment" | "inline", name: string): string {
   const fallback = name.replace(/[^\x20-\x7e]|["\\%;]/g, "_") || "download";
   const encoded = encodeURIComponent(name).replace(
     /['()*]/g,

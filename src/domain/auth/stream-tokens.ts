@@ -37,9 +37,9 @@ export function createStreamTokens(deps: {
   /** Issues a token for a live file of the actor's organization (404 otherwise, as for any missing file). */
   async function issue(actor: Actor, fileId: string): Promise<{ token: string; expires_at: string }> {
     requirePermission(actor, "file:read");
-    // Only a file the actor may read (folder grants): another person's private file is 404.
-    const row = deps.files.live(actor, fileId);
-    if (row.type === "directory") throw new AppError("FILE_NOT_FOUND", "file not found");
+    // Only what the actor may read (folder grants): another person's private file is 404.
+    // A folder's token serves its zip download (GET /directories/{id}/zip?st=).
+    deps.files.live(actor, fileId);
     const issuedAtMs = Date.now();
     const iat = Math.floor(issuedAtMs / 1000);
     const exp = iat + STREAM_TOKEN_TTL_SECONDS;

@@ -109,3 +109,13 @@ export const DirectoryListSchema = z
 export const FileContentSchema = z
   .object({ content: z.string(), mime_type: z.string(), encoding: z.literal("utf-8") })
   .openapi("FileContent");
+
+/** POST /files/zip: items of one folder, zipped with their subtrees. */
+export const ZipSelectionInput = z
+  .object({
+    ids: z
+      .array(z.string().refine(isId, { message: "not a valid id" }))
+      .min(1)
+      .max(1000),
+  })
+  .openapi("ZipSelectionRequest");

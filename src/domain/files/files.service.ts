@@ -20,10 +20,21 @@ import {
   moveTarget,
   RecursiveInput,
   UpdateFileInput,
+  ZipSelectionInput,
 } from "./files.schemas.ts";
 import { isTextual, STREAMABLE } from "./mime.ts";
 import { normalizeName } from "./names.ts";
 import { createUpload } from "./upload.ts";
+
+/** Most entries one zip download may hold (its plan is kept in memory while it streams). */
+export const MAX_ZIP_ENTRIES = 100_000;
+
+/** One entry of a zip download: a directory, or a file whose bytes are opened when its turn comes. */
+export interface ZipEntry {
+  /** Its path inside the archive, "/"-joined tree names. */
+  path: string;
+  row: FileRow;
+}
 
 /** Largest file /content returns (interface.md: 10 MB → 413). */
 export const MAX_TEXT_BYTES = 10 * 1024 * 1024;
@@ -173,6 +184,50 @@ export function createFilesService(deps: FilesDeps) {
         throw new AppError("PAYLOAD_TOO_LARGE", `text preview is limited to ${MAX_TEXT_BYTES} bytes`);
       }
       return { content: await readFile(content.path, "utf8"), mime_type: mime, encoding: "utf-8" };
+    },
+
+    /**
+     * What a zip of a directory, or of a selection of one folder's items,
+     * holds: every live item the actor may read below, with its tree path
+     * (under the directory's name, or at the root for a selection). At most
+     * MAX_ZIP_ENTRIES (400 beyond). Nothing is opened yet.
+     */
+    zipPlan(
+      actor: Actor,
+      target: { directoryId: string } | { ids: readonly string[] },
+    ): { name: string; entries: ZipEntry[] } {
+      requirePermission(actor, "file:read");
+      let roots: FileRow[];
+      let name: string;
+      if ("directoryId" in target) {
+        const dir = tree.liveDir(actor, target.directoryId);
+        roots = [dir];
+        name = dir.name;
+      } else {
+        const q = parseInput(ZipSelectionInput, { ids: target.ids }, "body");
+        roots = q.ids.map((id) => tree.live(actor, id));
+        const parents = new Set(roots.map((r) => r.parent_id ?? ""));
+        if (parents.size > 1) throw new AppError("VALIDATION", "a zip selection must come from one folder");
+        name = "selection";
+      }
+      const entries: ZipEntry[] = [];
+      for (const root of roots) {
+        const base = root.path.slice(0, root.path.length - root.name.length);
+        for (const row of tree.readableSubtree(actor, root)) {
+          entries.push({ path: row.path.slice(base.length), row });
+          if (entries.length > MAX_ZIP_ENTRIES) {
+            throw new AppError("VALIDATION", `a zip may hold at most ${MAX_ZIP_ENTRIES} items`, {
+              max_entries: MAX_ZIP_ENTRIES,
+            });
+          }
+        }
+      }
+      return { name: `${name}.zip`, entries };
+    },
+
+    /** The bytes of a zip entry's file, opened now (its turn in the archive). */
+    async openEntry(row: FileRow): Promise<OpenedContent> {
+      return openedContent(row, await locateContent(row, blobs, hostResolver));
     },
 
     /** Counts a download or stream served (attic_file_downloads_total). */

@@ -15,6 +15,8 @@ import {
 import { IdParam } from "../../domain/ids.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
 import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { sendZip } from "../zip-response.ts";
+import { streamTokenAuth } from "./stream-token.ts";
 
 const Id = IdParam;
 const Success = z.object({ success: z.boolean() });
@@ -31,6 +33,26 @@ const DirectoryNodeSchema: z.ZodType<DirectoryNodeDto> = z
 function dirRoute<const R extends Parameters<typeof createRoute>[0]>(r: R) {
   return createRoute({ tags: ["Directories"], security: SECURED, ...r });
 }
+
+const zip = dirRoute({
+  method: "get",
+  path: "/directories/{id}/zip",
+  summary: "Download a folder as one zip (streamed; stored, UTF-8 names, Zip64)",
+  description:
+    "The folder and everything below it the caller may read, under the folder's name. Bearer, API key, or `st` " +
+    "(a stream token from POST /files/{id}/stream-token for the folder's id, for links). At most 100,000 entries.",
+  request: {
+    params: Id,
+    query: z.object({ st: z.string().optional().openapi({ description: "Stream token for this folder" }) }),
+  },
+  responses: {
+    200: {
+      description: "The zip archive",
+      content: { "application/zip": { schema: { type: "string", format: "binary" } } },
+    },
+    ...errorResponses(400, 401, 403, 404, 429),
+  },
+});
 
 const create = dirRoute({
   method: "post",
@@ -115,6 +137,13 @@ export function directoriesRoutes(ctx: AppContext, guards: Guards): Router {
   const dirs = ctx.services.directories;
   const read = guards.auth("file:read");
   const write = guards.auth("file:write");
+
+  r.openapi({ ...zip, middleware: [streamTokenAuth(ctx, guards)] }, (c) => {
+    const files = ctx.services.files;
+    const plan = files.zipPlan(actorOf(c), { directoryId: c.req.valid("param").id });
+    files.countDownload("download");
+    return sendZip(c, plan.name, plan.entries, files.openEntry, ctx.log);
+  });
 
   r.openapi({ ...create, middleware: [write] }, (c) =>
     c.json(dirs.create(actorOf(c), c.req.valid("json")), 201),

@@ -9,13 +9,15 @@ import {
   MoveFileInput,
   RecursiveInput,
   UpdateFileInput,
+  ZipSelectionInput,
 } from "../../domain/files/files.schemas.ts";
 import { IdParam } from "../../domain/ids.schemas.ts";
 import { actorOf, type Ctx, type Router } from "../env.ts";
 import { sendContent } from "../file-response.ts";
 import { receiveUpload } from "../multipart-upload.ts";
 import { errorResponse, toAppError } from "../on-error.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { sendZip } from "../zip-response.ts";
 import { streamTokenAuth } from "./stream-token.ts";
 
 const Id = IdParam;
@@ -181,6 +183,16 @@ async function handleUpload(ctx: AppContext, c: Ctx): Promise<Response> {
   }
 }
 
+const zipSelection = fileRoute({
+  method: "post",
+  path: "/files/zip",
+  summary: "Download items of one folder as one zip (streamed; stored, UTF-8 names, Zip64)",
+  description:
+    "Each item with its subtree, as far as the caller may read. At most 100,000 entries (400 beyond); ids from two folders are 400.",
+  request: body(ZipSelectionInput),
+  responses: { 200: binary("The zip archive"), ...errorResponses(400, 401, 403, 404, 429) },
+});
+
 /** Every /files route of interface.md and its variants. */
 export function filesRoutes(ctx: AppContext, guards: Guards): Router {
   const r = newRouter();
@@ -190,6 +202,11 @@ export function filesRoutes(ctx: AppContext, guards: Guards): Router {
   const byToken = streamTokenAuth(ctx, guards);
 
   r.openAPIRegistry.registerPath(uploadDoc);
+  r.openapi({ ...zipSelection, middleware: [read] }, (c) => {
+    const plan = files.zipPlan(actorOf(c), { ids: c.req.valid("json").ids });
+    files.countDownload("download");
+    return sendZip(c, plan.name, plan.entries, files.openEntry, ctx.log);
+  });
   r.post("/files", write, (c) => handleUpload(ctx, c));
   r.openapi({ ...list, middleware: [read] }, (c) =>
     c.json(files.list(actorOf(c), c.req.valid("query")), 200),

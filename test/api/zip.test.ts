@@ -1,0 +1,230 @@
+import {
+  closeSync,
+  createWriteStream,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { crc32 } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import yauzl from "yauzl";
+import { createUser, type Session } from "../helpers/accounts.ts";
+import { mkdir, upload } from "../helpers/files.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+import { waitFor } from "./watched.helpers.ts";
+
+/**
+ * Zip downloads (issue 16): a folder and a selection, streamed, stored, with
+ * the tree's names (UTF-8) as paths, nothing the caller may not read, and a
+ * link form (stream token) for browsers. Archives are read back with yauzl,
+ * a reader independent of the writer, checking every CRC-32.
+ */
+describe("zip downloads", () => {
+  let s: TestServer;
+  let admin: string;
+  let kid: Session;
+  let photos: { id: string };
+
+  /** Names and contents of every entry, read back with yauzl, each file's CRC-32 checked. */
+  const unzip = (bytes: Buffer): Promise<Record<string, string>> =>
+    new Promise((resolve, reject) => {
+      const out: Record<string, string> = {};
+      yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, zip) => {
+        if (err || !zip) return reject(err);
+        zip.on("error", reject);
+        zip.on("end", () => resolve(out));
+        zip.on("entry", (entry: yauzl.Entry) => {
+          if (entry.fileName.endsWith("/")) {
+            out[entry.fileName] = "/";
+            return zip.readEntry();
+          }
+          zip.openReadStream(entry, (e, stream) => {
+            if (e || !stream) return reject(e);
+            const chunks: Buffer[] = [];
+            stream.on("data", (c: Buffer) => chunks.push(c));
+            stream.on("end", () => {
+              const data = Buffer.concat(chunks);
+              if (crc32(data) !== entry.crc32) return reject(new Error(`bad CRC for ${entry.fileName}`));
+              if (entry.compressionMethod !== 0) return reject(new Error(`${entry.fileName} is compressed`));
+              out[entry.fileName] = data.toString("utf8");
+              zip.readEntry();
+            });
+          });
+        });
+        zip.readEntry();
+      });
+    });
+  const get = async (token: string, path: string, init: RequestInit = {}) => {
+    const r = await fetch(s.url + path, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) },
+    });
+    return { status: r.status, headers: r.headers, bytes: Buffer.from(await r.arrayBuffer()) };
+  };
+
+  beforeAll(async () => {
+    s = await startServer();
+    admin = await s.login();
+    kid = await createUser(s, admin, "zipkid");
+    photos = await mkdir(s, admin, "Photos");
+    const summer = await mkdir(s, admin, "Été 2024", photos.id);
+    const hidden = await mkdir(s, admin, "Hidden", photos.id);
+    await s.api("PUT", "/api/v1/grants", { token: admin, body: { directory_id: hidden.id, grants: [] } });
+    await upload(s, admin, "plage.txt", "sable", { parentId: summer.id });
+    await upload(s, admin, "写真.txt", "photo", { parentId: photos.id });
+    await upload(s, admin, "secret.txt", "no", { parentId: hidden.id });
+    await mkdir(s, admin, "Empty", photos.id);
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it("zips a folder with its tree's names, byte-exact, with a Content-Length", async () => {
+    const r = await get(admin, `/api/v1/directories/${photos.id}/zip`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/zip");
+    expect(r.headers.get("content-disposition")).toContain("Photos.zip");
+    expect(Number(r.headers.get("content-length"))).toBe(r.bytes.length);
+    expect(await unzip(r.bytes)).toEqual({
+      "Photos/": "/",
+      "Photos/Empty/": "/",
+      "Photos/Hidden/": "/",
+      "Photos/Hidden/secret.txt": "no",
+      "Photos/写真.txt": "photo",
+      "Photos/Été 2024/": "/",
+      "Photos/Été 2024/plage.txt": "sable",
+    });
+  });
+
+  it("leaves out what the caller may not read", async () => {
+    const r = await get(kid.token, `/api/v1/directories/${photos.id}/zip`);
+    expect(r.status).toBe(200);
+    const names = Object.keys(await unzip(r.bytes));
+    expect(names).not.toContain("Photos/Hidden/");
+    expect(names).not.toContain("Photos/Hidden/secret.txt");
+    expect(names).toContain("Photos/Été 2024/plage.txt");
+  });
+
+  it("zips a selection of one folder, and refuses one across folders", async () => {
+    const list = await s.api("GET", `/api/v1/directories/${photos.id}/children`, { token: admin });
+    const byName = Object.fromEntries(
+      list.body.files.map((f: { name: string; id: string }) => [f.name, f.id]),
+    );
+    const r = await get(admin, "/api/v1/files/zip", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ids: [byName["写真.txt"], byName["Été 2024"]] }),
+    });
+    expect(r.status).toBe(200);
+    expect(await unzip(r.bytes)).toEqual({
+      "写真.txt": "photo",
+      "Été 2024/": "/",
+      "Été 2024/plage.txt": "sable",
+    });
+    const top = await s.api("GET", "/api/v1/files", { token: admin });
+    const across = await s.api("POST", "/api/v1/files/zip", {
+      token: admin,
+      body: { ids: [byName["写真.txt"], top.body.files[0].id] },
+    });
+    expect(across.status).toBe(400);
+    expect((await s.api("POST", "/api/v1/files/zip", { token: admin, body: { ids: ["nope"] } })).status).toBe(
+      400,
+    );
+  });
+
+  it("serves a folder's zip through a stream-token link, and 404 to others", async () => {
+    const st = await s.api("POST", `/api/v1/files/${photos.id}/stream-token`, { token: admin });
+    expect(st.status).toBe(200);
+    const r = await fetch(
+      `${s.url}/api/v1/directories/${photos.id}/zip?st=${encodeURIComponent(st.body.token)}`,
+    );
+    expect(r.status).toBe(200);
+    expect(Object.keys(await unzip(Buffer.from(await r.arrayBuffer())))).toContain("Photos/写真.txt");
+    const outsider = await s.api("POST", "/api/v1/auth/login", {
+      body: { username: "zipkid", password: "wrong" },
+    });
+    expect(outsider.status).toBe(401);
+    const hidden = (
+      await s.api("GET", `/api/v1/directories/${photos.id}/children`, { token: admin })
+    ).body.files.find((f: { name: string }) => f.name === "Hidden");
+    expect((await get(kid.token, `/api/v1/directories/${hidden.id}/zip`)).status).toBe(404);
+  });
+});
+
+/** Zip64: a folder past 4 GiB (a sparse file on a watched drive, so nothing large is uploaded). */
+describe("zip downloads past 4 GiB", () => {
+  let s: TestServer;
+  let admin: string;
+  let host: string;
+  const SIZE = 4 * 1024 ** 3 + 4096;
+
+  beforeAll(async () => {
+    host = mkdtempSync(join(tmpdir(), "attic-zip64-"));
+    mkdirSync(join(host, "big"));
+    const fd = openSync(join(host, "big", "huge.bin"), "w");
+    ftruncateSync(fd, SIZE);
+    closeSync(fd);
+    writeFileSync(join(host, "big", "small.txt"), "after the big one");
+    // No background hashing: the archive is what is measured here, not the hasher reading 4 GiB.
+    s = await startServer({ watch: { allowed_roots: [host], hash_concurrency: 0 } });
+    admin = await s.login();
+  });
+  afterAll(async () => {
+    await s.close();
+    rmSync(host, { recursive: true, force: true });
+  });
+
+  it("writes a Zip64 archive that a reader opens, with every byte and CRC right", async () => {
+    const w = await s.api("POST", "/api/v1/watched-folders", {
+      token: admin,
+      body: { name: "Big", path: join(host, "big") },
+    });
+    expect(w.status).toBe(201);
+    await waitFor(
+      () => s.api("GET", `/api/v1/directories/${w.body.directory_id}/children`, { token: admin }),
+      (r) => r.body.total === 2,
+    );
+    const file = join(host, "out.zip");
+    const res = await fetch(`${s.url}/api/v1/directories/${w.body.directory_id}/zip`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(res.status).toBe(200);
+    await pipeline(Readable.fromWeb(res.body as never), createWriteStream(file));
+    expect(statSync(file).size).toBe(Number(res.headers.get("content-length")));
+    const seen = await new Promise<Record<string, number>>((resolve, reject) => {
+      const out: Record<string, number> = {};
+      yauzl.open(file, { lazyEntries: true }, (err, zip) => {
+        if (err || !zip) return reject(err);
+        zip.on("end", () => resolve(out));
+        zip.on("entry", (entry: yauzl.Entry) => {
+          if (entry.fileName.endsWith("/")) return zip.readEntry();
+          zip.openReadStream(entry, (e, stream) => {
+            if (e || !stream) return reject(e);
+            let crc = 0;
+            let n = 0;
+            stream.on("data", (c: Buffer) => {
+              crc = crc32(c, crc);
+              n += c.length;
+            });
+            stream.on("end", () => {
+              if (crc !== entry.crc32) return reject(new Error(`bad CRC for ${entry.fileName}`));
+              out[entry.fileName] = n;
+              zip.readEntry();
+            });
+          });
+        });
+        zip.readEntry();
+      });
+    });
+    expect(seen).toEqual({ "Big/huge.bin": SIZE, "Big/small.txt": 17 });
+    rmSync(file);
+  }, 180_000);
+});
