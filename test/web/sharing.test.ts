@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWeb } from "../../scripts/build-web.ts";
@@ -114,5 +115,20 @@ describe.skipIf(missing("sharing UI", "/usr/bin/chromium"))("sharing UI", () => 
     expect(await page.locator(".crumbs").textContent()).toContain("My files");
     await ui.shot("laptop-member-view");
     expect(ui.consoleErrors.filter((e) => !e.includes("404"))).toEqual([]);
+  });
+
+  it("downloads a folder as a zip of what the kid may read", async () => {
+    await page.getByRole("link", { name: "Shared files", exact: true }).click();
+    const photos = page.locator('[role=option][data-name="Photos"]');
+    await photos.locator(".check").click();
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download as zip" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("Photos.zip");
+    const bytes = readFileSync((await download.path())!);
+    expect(bytes.subarray(0, 2).toString()).toBe("PK");
+    expect(bytes.includes(Buffer.from("Photos/beach.txt"))).toBe(true);
+    expect(bytes.includes(Buffer.from("sand"))).toBe(true);
   });
 });

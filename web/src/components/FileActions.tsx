@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { ApiError, streamUrl } from "../lib/api.ts";
+import { ApiError, streamUrl, zipUrl } from "../lib/api.ts";
 import { copy, createFolder, move, rename, trash } from "../lib/files.ts";
 import { messageOf } from "../lib/format.ts";
 import { toast } from "../lib/toast.ts";
@@ -7,12 +7,16 @@ import type { FileRec } from "../lib/types.ts";
 import { FolderPicker } from "./FolderPicker.tsx";
 import { confirmAction, promptText } from "./Modal.tsx";
 
-/** Starts a download of one file through a short-lived link (an <a download> cannot send headers). */
+/**
+ * Starts a download through a short-lived link (an <a download> cannot send
+ * headers): a file as it is, a folder as one zip, streamed by the server.
+ */
 export async function download(f: FileRec): Promise<void> {
   try {
     const a = document.createElement("a");
-    a.href = await streamUrl(f.id, "download");
-    a.download = f.name;
+    const folder = f.type === "directory";
+    a.href = folder ? await zipUrl(f.id) : await streamUrl(f.id, "download");
+    a.download = folder ? `${f.name}.zip` : f.name;
     document.body.append(a);
     a.click();
     a.remove();

@@ -72,8 +72,12 @@ function SelectionBar(p: { actions: FileActionsApi; chosen: FileRec[]; readOnly:
   return (
     <div class="group selection">
       <strong aria-live="polite">{p.chosen.length} selected</strong>
-      {one && one.type !== "directory" ? (
-        <Action icon="download" label="Download" onClick={() => download(one)} />
+      {one ? (
+        <Action
+          icon="download"
+          label={one.type === "directory" ? "Download as zip" : "Download"}
+          onClick={() => download(one)}
+        />
       ) : null}
       {p.readOnly ? null : (
         <>

@@ -218,6 +218,12 @@ export async function api<T>(method: string, path: string, o: RequestOptions = {
 }
 
 /** A short-lived URL that media elements and download links can use without headers. */
+/** A link that downloads a folder as one zip (a stream token for the folder: no headers needed). */
+export async function zipUrl(dirId: string): Promise<string> {
+  const { token } = await api<{ token: string }>("POST", `/files/${encodeURIComponent(dirId)}/stream-token`);
+  return `${API}/directories/${encodeURIComponent(dirId)}/zip?st=${encodeURIComponent(token)}`;
+}
+
 export async function streamUrl(fileId: string, kind: "stream" | "download"): Promise<string> {
   const { token } = await api<{ token: string }>("POST", `/files/${encodeURIComponent(fileId)}/stream-token`);
   return `${API}/files/${encodeURIComponent(fileId)}/${kind}?st=${encodeURIComponent(token)}`;
