@@ -9,7 +9,7 @@ import { getComments } from "@bufbuild/protoplugin";
 
 /**
  * OpenAPI 2.0 (swagger) descriptions of Connect services, one document per
- * .proto file, in the shape interface.md describes: every RPC is a POST at
+ * .proto file, in the shape docs/api.md describes: every RPC is a POST at
  * `/<package>.<Service>/<Method>` with the request message as JSON body,
  * server streaming appears as an ordinary POST, bytes are base64 strings,
  * the version reads "version not set" and there are no security definitions.

@@ -76,7 +76,7 @@ export const invalid = (message: string, details?: Record<string, unknown>) =>
 
 export const denied = (message = "permission denied") => new AppError("PERMISSION_DENIED", message);
 
-/** The REST body of an error, variant (a) of interface.md. */
+/** The REST body of an error, variant (a) of docs/api.md. */
 export function errorBody(err: AppError): { error: { code: string; message: string; details?: unknown } } {
   return {
     error: {

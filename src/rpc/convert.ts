@@ -1,5 +1,5 @@
 /**
- * Proto ⇄ domain shapes. Domain DTOs carry interface.md's snake_case fields;
+ * Proto ⇄ domain shapes. Domain DTOs carry docs/api.md's snake_case fields;
  * protobuf-es messages the camelCase form of the same names (on the wire,
  * JSON uses the proto names again), bigint for 64-bit integers, and the
  * proto3 convention that 0 / "" mean "not given".
@@ -76,7 +76,7 @@ export function filesPageToProto(p: { files: FileDto[]; total: number }) {
   return { files: p.files.map(fileToProto), total: BigInt(p.total) };
 }
 
-/** interface.md's SearchResult as its proto message. */
+/** docs/api.md's SearchResult as its proto message. */
 export function searchResultToProto(r: {
   files: FileDto[];
   total: number;

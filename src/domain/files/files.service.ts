@@ -36,7 +36,7 @@ export interface ZipEntry {
   row: FileRow;
 }
 
-/** Largest file /content returns (interface.md: 10 MB → 413). */
+/** Largest file /content returns (docs/api.md: 10 MB → 413). */
 export const MAX_TEXT_BYTES = 10 * 1024 * 1024;
 
 /** How stale `accessed_at` may get before a read refreshes it. */
@@ -163,7 +163,7 @@ export function createFilesService(deps: FilesDeps) {
 
     openContent,
 
-    /** For /stream: only the media types of interface.md (400 otherwise). */
+    /** For /stream: only the media types of docs/api.md (400 otherwise). */
     async openMedia(actor: Actor, id: string): Promise<OpenedContent> {
       const content = await openContent(actor, id);
       if (!STREAMABLE.has(content.row.mime_type)) {

@@ -4,7 +4,7 @@ import { lookup } from "mime-types";
 
 export const DIRECTORY_MIME = "inode/directory";
 
-/** Aliases folded into the names interface.md lists for /stream. */
+/** Aliases folded into the names docs/api.md lists for /stream. */
 const ALIASES: Record<string, string> = {
   "audio/x-wav": "audio/wav",
   "audio/wave": "audio/wav",
@@ -13,7 +13,7 @@ const ALIASES: Record<string, string> = {
   "audio/x-mp3": "audio/mpeg",
 };
 
-/** Media types /stream serves (interface.md); anything else is 400 there. */
+/** Media types /stream serves (docs/api.md); anything else is 400 there. */
 export const STREAMABLE = new Set([
   "video/mp4",
   "video/webm",

@@ -22,7 +22,7 @@ export function createPlaybackService(deps: { db: Db; access: Access }) {
   /** A live file of the actor's organization; saving or forgetting a position is a write (`file:write`). */
   const fileOf = (actor: Actor, fileId: string, permission = "file:read"): FileRow => {
     requirePermission(actor, permission);
-    // interface.md: a missing file_id is invalid input (RPC's proto3 sends "" for it).
+    // docs/api.md: a missing file_id is invalid input (RPC's proto3 sends "" for it).
     if (!fileId) throw new AppError("VALIDATION", "file_id is required");
     const row = isId(fileId) ? repo.liveFile(actor.organizationId, fileId) : undefined;
     if (!row) throw notFound("file", "FILE_NOT_FOUND");

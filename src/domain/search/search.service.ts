@@ -7,7 +7,7 @@ import { parseInput } from "../parse-input.ts";
 import { createSearchRepo, DEFAULT_PLAN, type SearchPlanOptions } from "./search.repo.ts";
 import { SearchInputSchema, type SearchSpec, toSearchSpec } from "./search.schemas.ts";
 
-/** One page of search results (interface.md's SearchResult). */
+/** One page of search results (docs/api.md's SearchResult). */
 export interface SearchResult {
   files: FileDto[];
   total: number;

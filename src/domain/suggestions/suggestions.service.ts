@@ -11,7 +11,7 @@ import { PathSuggestionsInput } from "./suggestions.schemas.ts";
 export interface SuggestionsOptions {
   /** Which host directories may be shown (system dirs, the data dir, watch.allowed_roots). */
   hostPolicy: HostPolicy;
-  /** Time allowed per request (interface.md: 5 s). */
+  /** Time allowed per request (docs/api.md: 5 s). */
   timeoutMs?: number;
   /** Directory entries examined at most per request (huge directories answer from the first ones). */
   maxEntries?: number;

@@ -131,7 +131,7 @@ const remove = dirRoute({
   },
 });
 
-/** Every /directories route of interface.md. */
+/** Every /directories route of docs/api.md. */
 export function directoriesRoutes(ctx: AppContext, guards: Guards): Router {
   const r = newRouter();
   const dirs = ctx.services.directories;

@@ -193,7 +193,7 @@ const zipSelection = fileRoute({
   responses: { 200: binary("The zip archive"), ...errorResponses(400, 401, 403, 404, 429) },
 });
 
-/** Every /files route of interface.md and its variants. */
+/** Every /files route of docs/api.md and its variants. */
 export function filesRoutes(ctx: AppContext, guards: Guards): Router {
   const r = newRouter();
   const files = ctx.services.files;

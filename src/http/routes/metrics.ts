@@ -2,7 +2,7 @@ import type { AppContext } from "../../context.ts";
 import type { Router } from "../env.ts";
 import { newRouter } from "../router.ts";
 
-/** `/metrics`: Prometheus text exposition, public as interface.md says. */
+/** `/metrics`: Prometheus text exposition, public as docs/api.md says. */
 export function metricsRoutes(ctx: AppContext): Router {
   const r = newRouter();
   r.get("/metrics", async (c) => {

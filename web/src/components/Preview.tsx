@@ -9,7 +9,7 @@ import { MediaPlayer } from "./MediaPlayer.tsx";
 import { Modal } from "./Modal.tsx";
 import { TagEditor } from "./TagEditor.tsx";
 
-/** The server's cap on text previews (interface.md: larger gives 413). */
+/** The server's cap on text previews (docs/api.md: larger gives 413). */
 const TEXT_CAP = 10 * 1024 * 1024;
 
 /** The viewer: text, JSON, images, audio and video, with details and tags; arrows step through the folder. */

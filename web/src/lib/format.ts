@@ -50,7 +50,7 @@ export function kindOf(f: Pick<FileRec, "type" | "mime_type" | "name">): Kind {
   return "file";
 }
 
-/** Media the server streams with ranges (interface.md's list). */
+/** Media the server streams with ranges (docs/api.md's list). */
 export function isPlayable(f: FileRec): boolean {
   const k = kindOf(f);
   return k === "video" || k === "audio";
