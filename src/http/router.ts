@@ -53,27 +53,44 @@ export const ErrorSchema = z
   })
   .openapi("Error");
 
-/** OpenAPI response entries for the given error statuses. */
+const STATUS_TEXT: Record<number, string> = {
+  400: "Invalid input",
+  401: "Missing or invalid credentials",
+  403: "Not allowed",
+  404: "Not found, or belongs to another organization, or not readable under folder grants",
+  409: "Conflict",
+  412: "Precondition failed",
+  413: "Too large",
+  415: "Unsupported media type",
+  416: "Range not satisfiable",
+  423: "Locked",
+  429: "Rate limit exceeded",
+  500: "Internal error",
+  503: "Unavailable",
+  507: "Insufficient storage",
+};
+
+/** Each status's wire codes, derived from the error table (one source: errors.ts). */
+const CODES_BY_STATUS = (() => {
+  const out = new Map<number, string[]>();
+  for (const e of Object.values(ERRORS)) {
+    const list = out.get(e.http) ?? [];
+    if (!list.includes(e.wire)) list.push(e.wire);
+    out.set(e.http, list);
+  }
+  return out;
+})();
+
+/** OpenAPI response entries for the given error statuses, described from the error table. */
 export function errorResponses(...statuses: number[]) {
-  const descriptions: Record<number, string> = {
-    400: "Invalid input (ERR_VALIDATION, ERR_WEAK_PASSWORD)",
-    401: "Missing or invalid credentials (ERR_UNAUTHENTICATED, ERR_INVALID_CREDENTIALS)",
-    403: "Not allowed (ERR_PERMISSION_DENIED, ERR_REGISTRATION_DISABLED, ERR_READ_ONLY, ERR_FORBIDDEN_PATH)",
-    404: "Not found, or belongs to another organization (ERR_NOT_FOUND, ERR_FILE_NOT_FOUND, ERR_DIRECTORY_NOT_FOUND)",
-    409: "Conflict (ERR_CONFLICT)",
-    413: "Too large (ERR_PAYLOAD_TOO_LARGE)",
-    416: "Range not satisfiable (ERR_RANGE_NOT_SATISFIABLE)",
-    429: "Rate limit exceeded (RATE_LIMIT_EXCEEDED)",
-    500: "Internal error (ERR_INTERNAL)",
-    503: "Unavailable (ERR_UNAVAILABLE)",
-  };
   const out: Record<
     number,
     { description: string; content: { "application/json": { schema: typeof ErrorSchema } } }
   > = {};
   for (const s of statuses) {
+    const codes = CODES_BY_STATUS.get(s);
     out[s] = {
-      description: descriptions[s] ?? "Error",
+      description: `${STATUS_TEXT[s] ?? "Error"}${codes ? ` (${codes.join(", ")})` : ""}`,
       content: { "application/json": { schema: ErrorSchema } },
     };
   }
