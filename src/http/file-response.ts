@@ -1,3 +1,4 @@
+import { type FileHandle, open } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { OpenedContent } from "../domain/files/content.ts";
@@ -103,8 +104,19 @@ async function sendStream(
   const requestId = c.get("requestId");
   if (requestId) head["x-request-id"] = requestId;
   for (const [k, v] of Object.entries(headers)) head[k.toLowerCase()] = v;
+  // Opened before the head: a lost blob or vanished host file is a clean error, not a cut-off body.
+  let fh: FileHandle;
+  try {
+    fh = await open(content.path, "r");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      return errorResponse(c, new AppError("FILE_NOT_FOUND", "the stored content is missing"));
+    }
+    throw err;
+  }
   out.writeHead(status, head);
-  pumpFile(content.path, part.start, part.end, out).catch((err) => {
+  pumpFile(fh, part.start, part.end, out).catch((err) => {
     // Usually a client that left mid-download; the connection is done either way.
     c.get("log")?.debug({ err, file: content.row.id }, "download ended early");
     out.destroy();

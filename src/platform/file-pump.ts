@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import type { Writable } from "node:stream";
 
 /** Size of each of the two reusable read buffers. */
@@ -9,11 +9,10 @@ const CHUNK = 256 * 1024;
  * reused buffers: read into one while the other is being written. Unlike
  * a ReadStream, it allocates nothing per chunk, so serving gigabytes does
  * not churn the garbage collector. Resolves when the last byte is handed
- * to `out` and `out` is ended; rejects (after closing the file) when `out`
- * goes away first.
+ * to `out` and `out` is ended; rejects when `out` goes away first. The
+ * handle is closed either way (the caller opened it before sending the head).
  */
-export async function pumpFile(path: string, start: number, end: number, out: Writable): Promise<void> {
-  const fh = await open(path, "r");
+export async function pumpFile(fh: FileHandle, start: number, end: number, out: Writable): Promise<void> {
   // A client that leaves may never complete a pending write: stop waiting when the response closes.
   let onClose = () => {};
   const closed = new Promise<never>((_, reject) => {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getBytes, mkdir, upload } from "../helpers/files.ts";
@@ -219,6 +219,16 @@ describe("files: read paths", () => {
     for (const id of ["not-an-id", "%20", "01900000-0000-7000-8000-00000000000"]) {
       const bad = await s.api("GET", `/api/v1/files/${id}`, { token });
       expect([id, bad.status, bad.body.error.code]).toEqual([id, 400, "ERR_VALIDATION"]);
+    }
+  });
+
+  it("answers a clean 404 (not a cut-off body) when a stored blob went missing on disk", async () => {
+    const r = await upload(s, token, "lost-blob.txt", "soon gone");
+    const hash = r.body.hash as string;
+    rmSync(join(s.dataDir, "blobs", hash.slice(0, 2), hash.slice(2, 4), hash));
+    for (const kind of ["download", "content"]) {
+      const d = await s.api("GET", `/api/v1/files/${r.body.id}/${kind}`, { token });
+      expect([kind, d.status, d.body.error.code]).toEqual([kind, 404, "ERR_FILE_NOT_FOUND"]);
     }
   });
 

@@ -37,12 +37,14 @@ export async function locateContent(
   row: FileRow,
   blobs: BlobStore,
   host: HostContentResolver | undefined,
+  opts: { verify?: boolean } = {},
 ): Promise<ContentLocation> {
   if (row.blob_hash) {
     // A row's content never changes after upload, so its creation time is the modification time.
     const path = blobs.pathOf(row.blob_hash);
     // Checked before any header is sent, so a lost blob is a clean 404 rather than a cut-off body.
-    if (!(await blobs.has(row.blob_hash)))
+    // Downloads skip it (verify: false): they open the file before the head, which checks the same.
+    if (opts.verify !== false && !(await blobs.has(row.blob_hash)))
       throw new AppError("FILE_NOT_FOUND", "the stored content is missing");
     return { path, size: row.size, mtimeMs: Date.parse(row.created_at) };
   }

@@ -53,12 +53,20 @@ export function createFilesService(deps: FilesDeps) {
   const { upload } = createUpload(deps);
   const dto = (row: FileRow): FileDto => toTaggedFileDto(db, row);
 
-  /** Content of a live file for download/stream; ingests nothing, opens nothing yet. */
-  async function openContent(actor: Actor, id: string): Promise<OpenedContent> {
+  /**
+   * Content of a live file for download/stream; ingests nothing, opens
+   * nothing yet. `verify: false` skips the stored blob's existence check, for
+   * callers that open the file before answering anyway (downloads).
+   */
+  async function openContent(
+    actor: Actor,
+    id: string,
+    opts: { verify?: boolean } = {},
+  ): Promise<OpenedContent> {
     requirePermission(actor, "file:read");
     const row = tree.live(actor, id);
     if (row.type === "directory") throw new AppError("VALIDATION", "a directory has no content to download");
-    const opened = openedContent(row, await locateContent(row, blobs, hostResolver));
+    const opened = openedContent(row, await locateContent(row, blobs, hostResolver, opts));
     touchAccessed(actor, row);
     return opened;
   }
@@ -164,8 +172,8 @@ export function createFilesService(deps: FilesDeps) {
     openContent,
 
     /** For /stream: only the media types of docs/api.md (400 otherwise). */
-    async openMedia(actor: Actor, id: string): Promise<OpenedContent> {
-      const content = await openContent(actor, id);
+    async openMedia(actor: Actor, id: string, opts: { verify?: boolean } = {}): Promise<OpenedContent> {
+      const content = await openContent(actor, id, opts);
       if (!STREAMABLE.has(content.row.mime_type)) {
         throw new AppError("VALIDATION", `not a streamable media type (${content.row.mime_type})`);
       }
