@@ -12,6 +12,7 @@ import type { PlaybackService } from "./domain/playback/playback.service.ts";
 import type { ThumbnailService } from "./domain/playback/thumbnails.service.ts";
 import type { SearchService } from "./domain/search/search.service.ts";
 import type { SettingsService } from "./domain/settings/settings.service.ts";
+import type { SharesService } from "./domain/shares/shares.service.ts";
 import type { SuggestionsService } from "./domain/suggestions/suggestions.service.ts";
 import type { TagsService } from "./domain/tags/tags.service.ts";
 import type { WatchedService } from "./domain/watched/watched.service.ts";
@@ -29,6 +30,7 @@ export interface Services extends AccountServices {
   trash: TrashService;
   grants: GrantsService;
   dav: DavService;
+  shares: SharesService;
   search: SearchService;
   tags: TagsService;
   settings: SettingsService;

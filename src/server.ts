@@ -18,6 +18,7 @@ import { createSearchService } from "./domain/search/search.service.ts";
 import { createSettingsRepo } from "./domain/settings/settings.repo.ts";
 import { createSettingsService } from "./domain/settings/settings.service.ts";
 import { bootstrap } from "./domain/setup.ts";
+import { createSharesService } from "./domain/shares/shares.service.ts";
 import { createSuggestionsService } from "./domain/suggestions/suggestions.service.ts";
 import { createTagsService } from "./domain/tags/tags.service.ts";
 import { createWatchedService } from "./domain/watched/watched.service.ts";
@@ -138,6 +139,14 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       directories: storage.directories,
       grants: storage.grants,
       freeBytes: freeBytes(dataDir),
+    }),
+    shares: createSharesService({
+      db,
+      repo: storage.repo,
+      tree: storage.tree,
+      access: storage.access,
+      users: accounts.usersRepo,
+      passwords,
     }),
     streamTokens: createStreamTokens({ files: storage.tree, users: accounts.usersRepo, keys }),
   };

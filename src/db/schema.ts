@@ -359,3 +359,28 @@ export const davProperties = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.file_id, t.ns, t.name] })],
 );
+
+/** Share links: a file or folder reachable at /s/<token> without an account (only the token's hash is kept). */
+export const shares = sqliteTable(
+  "shares",
+  {
+    id: text("id").primaryKey(),
+    organization_id: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    created_by: text("created_by")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    file_id: text("file_id")
+      .notNull()
+      .references(() => files.id, { onDelete: "cascade" }),
+    token_hash: text("token_hash").notNull().unique(),
+    password_hash: text("password_hash"),
+    expires_at: text("expires_at"),
+    max_downloads: integer("max_downloads"),
+    download_count: integer("download_count").notNull().default(0),
+    created_at: text("created_at").notNull(),
+    last_accessed_at: text("last_accessed_at"),
+  },
+  (t) => [index("shares_org_idx").on(t.organization_id, t.created_by)],
+);

@@ -14,6 +14,7 @@ import { requestLog } from "./middleware/request-log.ts";
 import { errorResponse, toAppError } from "./on-error.ts";
 import { type Guards, newRouter } from "./router.ts";
 import { mountRoutes } from "./routes/index.ts";
+import { sharePages } from "./routes/shares.ts";
 import { webUi } from "./static.ts";
 import { swaggerRoutes } from "./swagger.ts";
 
@@ -73,6 +74,7 @@ export function createApp(ctx: AppContext, limits: RateLimits): Router {
 
   mountRoutes(app, ctx, guards);
   app.route(DAV_PREFIX, davRoutes(ctx, limits));
+  app.route("/s", sharePages(ctx, limits));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
     type: "http",

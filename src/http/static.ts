@@ -49,7 +49,7 @@ const UI_CSP =
   "default-src 'self'; img-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /** Paths that belong to the APIs: an unknown one must stay a JSON 404, never the UI. */
-const API_PREFIXES = ["/api/", "/swagger", "/attic.v1.", "/health", "/metrics", "/dav"];
+const API_PREFIXES = ["/api/", "/swagger", "/attic.v1.", "/health", "/metrics", "/dav", "/s/"];
 
 /**
  * Serves the UI after every API route: hashed files under /assets/ with a

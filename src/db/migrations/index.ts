@@ -6,6 +6,7 @@ import m0005 from "./0005_sessions_revoked_at.ts";
 import m0006 from "./0006_watched_root_device.ts";
 import m0007 from "./0007_folder_grants.ts";
 import m0008 from "./0008_dav_properties.ts";
+import m0009 from "./0009_shares.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   { id: 6, name: "watched_root_device", sql: m0006 },
   { id: 7, name: "folder_grants", sql: m0007 },
   { id: 8, name: "dav_properties", sql: m0008 },
+  { id: 9, name: "shares", sql: m0009 },
 ];

@@ -15,6 +15,7 @@ import { playbackRoutes } from "./playback.ts";
 import { rolesRoutes } from "./roles.ts";
 import { searchRoutes } from "./search.ts";
 import { settingsRoutes } from "./settings.ts";
+import { sharesRoutes } from "./shares.ts";
 import { streamTokenRoutes } from "./stream-token.ts";
 import { tagsRoutes } from "./tags.ts";
 import { trashRoutes } from "./trash.ts";
@@ -37,6 +38,7 @@ export function mountRoutes(app: Router, ctx: AppContext, guards: Guards): void 
     directoriesRoutes(ctx, guards),
     trashRoutes(ctx, guards),
     grantsRoutes(ctx, guards),
+    sharesRoutes(ctx, guards),
     searchRoutes(ctx, guards),
     tagsRoutes(ctx, guards),
     watchedFoldersRoutes(ctx, guards),

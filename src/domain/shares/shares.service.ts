@@ -1,0 +1,287 @@
+import { randomBytes } from "node:crypto";
+import { z } from "@hono/zod-openapi";
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.ts";
+import { shares } from "../../db/schema.ts";
+import { AppError } from "../../errors.ts";
+import { isId, newId, nowIso } from "../../platform/ids.ts";
+import type { PasswordHasher } from "../../platform/passwords.ts";
+import type { Access } from "../access/access.ts";
+import { type Actor, can, requirePermission } from "../actor.ts";
+import { hashSecret } from "../auth/tokens.ts";
+import type { FileRow, FilesRepo } from "../files/files.repo.ts";
+import type { Tree } from "../files/tree.ts";
+import { parseInput } from "../parse-input.ts";
+import { permissionsOf, type UsersRepo } from "../users/users.repo.ts";
+
+const MAX_SHARES_PER_USER = 1000;
+
+export const CreateShareInput = z
+  .object({
+    file_id: z.string().refine(isId, { message: "not a valid id" }).optional(),
+    directory_id: z.string().refine(isId, { message: "not a valid id" }).optional(),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .openapi({ description: "When the link stops working" }),
+    password: z
+      .string()
+      .min(4)
+      .max(256)
+      .optional()
+      .openapi({ description: "Asked of whoever opens the link" }),
+    max_downloads: z.number().int().min(1).max(1_000_000).optional(),
+    allow_upload: z
+      .boolean()
+      .optional()
+      .openapi({ description: "Not supported yet: must be false or absent" }),
+  })
+  .refine((v) => (v.file_id === undefined) !== (v.directory_id === undefined), {
+    message: "give exactly one of file_id and directory_id",
+  })
+  .openapi("CreateShareRequest");
+
+export const ShareSchema = z
+  .object({
+    id: z.string(),
+    file_id: z.string(),
+    name: z.string(),
+    type: z.enum(["file", "directory"]),
+    created_by: z.string(),
+    expires_at: z.string().nullable(),
+    has_password: z.boolean(),
+    max_downloads: z.number().nullable(),
+    download_count: z.number(),
+    allow_upload: z.boolean(),
+    created_at: z.string(),
+    last_accessed_at: z.string().nullable(),
+  })
+  .openapi("Share");
+
+export const CreatedShareSchema = ShareSchema.extend({
+  token: z.string().openapi({ description: "Shown once: only its hash is stored" }),
+  url: z.string().openapi({ description: "The page for people: /s/<token>" }),
+  download_url: z.string().openapi({ description: "/s/<token>/download (a folder: its zip)" }),
+}).openapi("CreatedShare");
+
+export type ShareDto = z.output<typeof ShareSchema>;
+type ShareRow = typeof shares.$inferSelect;
+
+/** What a public request through a share may reach, as the share's creator reading. */
+export interface OpenShare {
+  share: ShareRow & {};
+  /** A read-only actor of the creator (their grants, checked now). */
+  actor: Actor;
+  target: FileRow;
+}
+
+/**
+ * Share links: a file or folder reachable without an account. A share acts
+ * as its creator reading (file:read and their folder grants, checked on every
+ * request), so it dies when the creator loses the right, is deactivated, or
+ * the item is deleted; its owner or an organization admin revokes it.
+ */
+export function createSharesService(deps: {
+  db: Db;
+  repo: FilesRepo;
+  tree: Tree;
+  access: Access;
+  users: Pick<UsersRepo, "byId" | "rolesOf">;
+  passwords: PasswordHasher;
+}) {
+  const { db, tree } = deps;
+  /** Passwords checked already, by hash of (share, password): a gallery is many requests. */
+  const passwordOk = new Map<string, number>();
+
+  const toDto = (row: ShareRow, target: FileRow | undefined): ShareDto => ({
+    id: row.id,
+    file_id: row.file_id,
+    name: target?.name ?? "",
+    type: target?.type === "directory" ? "directory" : "file",
+    created_by: row.created_by,
+    expires_at: row.expires_at,
+    has_password: row.password_hash !== null,
+    max_downloads: row.max_downloads,
+    download_count: row.download_count,
+    allow_upload: false,
+    created_at: row.created_at,
+    last_accessed_at: row.last_accessed_at,
+  });
+
+  /** The creator as a read-only actor, as they are now; undefined when they may no longer read. */
+  function creatorActor(row: ShareRow): Actor | undefined {
+    const user = deps.users.byId(row.created_by);
+    if (!user?.is_active || user.organization_id !== row.organization_id) return undefined;
+    const permissions = permissionsOf(deps.users.rolesOf(user.id));
+    if (!permissions.some((p) => p === "*:*" || p === "file:*" || p === "file:read")) return undefined;
+    return {
+      userId: user.id,
+      username: user.username,
+      organizationId: user.organization_id,
+      permissions: ["file:read"],
+      isInstanceAdmin: false,
+      via: "jwt",
+      sharedAdmin: permissions.includes("*:*") || permissions.some((p) => p === "org:admin" || p === "org:*"),
+    };
+  }
+
+  return {
+    async create(actor: Actor, input: unknown) {
+      requirePermission(actor, "file:read");
+      const q = parseInput(CreateShareInput, input ?? {}, "body");
+      if (q.allow_upload)
+        throw new AppError("VALIDATION", "upload links (drop folders) are not supported yet");
+      const target = q.file_id ? tree.live(actor, q.file_id) : tree.liveDir(actor, q.directory_id as string);
+      if (q.expires_at && Date.parse(q.expires_at) <= Date.now()) {
+        throw new AppError("VALIDATION", "expires_at is in the past");
+      }
+      const count = db
+        .select({ n: sql<number>`count(*)` })
+        .from(shares)
+        .where(eq(shares.created_by, actor.userId))
+        .get()?.n;
+      if ((count ?? 0) >= MAX_SHARES_PER_USER) {
+        throw new AppError("LIMIT_REACHED", `at most ${MAX_SHARES_PER_USER} share links per user`);
+      }
+      const token = randomBytes(24).toString("base64url");
+      const row: ShareRow = {
+        id: newId(),
+        organization_id: actor.organizationId,
+        created_by: actor.userId,
+        file_id: target.id,
+        token_hash: hashSecret(token),
+        password_hash: q.password ? await deps.passwords.hash(q.password) : null,
+        expires_at: q.expires_at ? new Date(q.expires_at).toISOString() : null,
+        max_downloads: q.max_downloads ?? null,
+        download_count: 0,
+        created_at: nowIso(),
+        last_accessed_at: null,
+      };
+      db.insert(shares).values(row).run();
+      return {
+        ...toDto(row, target),
+        token,
+        url: `/s/${token}`,
+        download_url: `/s/${token}/download`,
+      };
+    },
+
+    /** The caller's shares; an organization admin sees the organization's. */
+    list(actor: Actor): { shares: ShareDto[] } {
+      requirePermission(actor, "file:read");
+      const admin = can(actor, "org:admin");
+      const rows = db
+        .select()
+        .from(shares)
+        .where(
+          admin
+            ? eq(shares.organization_id, actor.organizationId)
+            : and(eq(shares.organization_id, actor.organizationId), eq(shares.created_by, actor.userId)),
+        )
+        .orderBy(desc(shares.created_at))
+        .all();
+      const targets = new Map(
+        deps.repo
+          .rowsByIds(
+            actor.organizationId,
+            rows.map((r) => r.file_id),
+          )
+          .map((r) => [r.id, r]),
+      );
+      return { shares: rows.map((r) => toDto(r, targets.get(r.file_id))) };
+    },
+
+    /** Revokes a share (its owner, or an organization admin). */
+    remove(actor: Actor, id: string): { success: true } {
+      requirePermission(actor, "file:read");
+      const row = isId(id)
+        ? db
+            .select()
+            .from(shares)
+            .where(and(eq(shares.id, id), eq(shares.organization_id, actor.organizationId)))
+            .get()
+        : undefined;
+      if (!row || (row.created_by !== actor.userId && !can(actor, "org:admin"))) {
+        throw new AppError("NOT_FOUND", "share not found");
+      }
+      db.delete(shares).where(eq(shares.id, row.id)).run();
+      return { success: true };
+    },
+
+    /**
+     * A share by its token, for a public request: 404 when unknown, revoked,
+     * its item deleted or no longer readable by its creator; 410 when expired
+     * or out of downloads; 401 when its password is missing or wrong.
+     * `proven` may vouch for the password instead (the page's cookie).
+     */
+    async open(
+      token: string,
+      password: string | undefined,
+      proven?: (share: ShareRow) => boolean,
+    ): Promise<OpenShare> {
+      const gone = () => new AppError("NOT_FOUND", "this link does not exist or was revoked");
+      if (!/^[A-Za-z0-9_-]{20,64}$/.test(token)) throw gone();
+      const share = db
+        .select()
+        .from(shares)
+        .where(eq(shares.token_hash, hashSecret(token)))
+        .get();
+      if (!share) throw gone();
+      if (share.expires_at && Date.parse(share.expires_at) <= Date.now()) {
+        throw new AppError("GONE", "this link has expired");
+      }
+      if (share.max_downloads !== null && share.download_count >= share.max_downloads) {
+        throw new AppError("GONE", "this link has reached its download limit");
+      }
+      const actor = creatorActor(share);
+      if (!actor) throw gone();
+      let target: FileRow;
+      try {
+        target = tree.live(actor, share.file_id);
+      } catch {
+        throw gone();
+      }
+      if (share.password_hash && !(password === undefined && proven?.(share))) {
+        if (!password) throw new AppError("SHARE_PASSWORD_REQUIRED", "this link needs its password");
+        const key = hashSecret(`${share.id}\0${password}\0${share.password_hash}`);
+        if ((passwordOk.get(key) ?? 0) < Date.now()) {
+          if (!(await deps.passwords.verify(share.password_hash, password))) {
+            throw new AppError("SHARE_PASSWORD_REQUIRED", "wrong password for this link");
+          }
+          if (passwordOk.size >= 10_000) passwordOk.delete(passwordOk.keys().next().value!);
+          passwordOk.set(key, Date.now() + 10 * 60_000);
+        }
+      }
+      db.update(shares).set({ last_accessed_at: nowIso() }).where(eq(shares.id, share.id)).run();
+      return { share, actor, target };
+    },
+
+    /** A member of a folder share, by id: inside the shared folder, readable by the creator; else 404. */
+    member(open: OpenShare, fileId: string): FileRow {
+      const row = tree.live(open.actor, fileId);
+      if (!deps.repo.isSelfOrAncestor(open.actor.organizationId, open.target.id, row.id)) {
+        throw new AppError("FILE_NOT_FOUND", "file not found");
+      }
+      return row;
+    },
+
+    /** The readable members of a folder share's folder (one level). */
+    members(open: OpenShare, dirId: string): FileRow[] {
+      const dir = this.member(open, dirId);
+      return deps.repo.children(open.actor.organizationId, deps.access.view(open.actor), dir.id, {
+        limit: 1000,
+        offset: 0,
+      }).rows;
+    },
+
+    /** Counts a download through the share (max_downloads). */
+    counted(open: OpenShare): void {
+      db.update(shares)
+        .set({ download_count: sql`${shares.download_count} + 1` })
+        .where(eq(shares.id, open.share.id))
+        .run();
+    },
+  };
+}
+
+export type SharesService = ReturnType<typeof createSharesService>;

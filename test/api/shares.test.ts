@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser, type Session } from "../helpers/accounts.ts";
+import { mkdir, upload } from "../helpers/files.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+/** Share links (issue 16): anonymous pages and downloads, ranges, passwords, expiry, limits, revocation, grants. */
+describe("share links", () => {
+  let s: TestServer;
+  let admin: string;
+  let mom: Session;
+  let photos: { id: string };
+  let beach: string;
+  const make = async (token: string, body: unknown) => {
+    const r = await s.api("POST", "/api/v1/shares", { token, body });
+    return r;
+  };
+  const anon = (path: string, headers: Record<string, string> = {}) =>
+    fetch(s.url + path, { headers, redirect: "manual" });
+
+  beforeAll(async () => {
+    s = await startServer();
+    admin = await s.login();
+    mom = await createUser(s, admin, "sharemom");
+    photos = await mkdir(s, admin, "Holiday");
+    beach = (await upload(s, admin, "beach.txt", "sun and sand", { parentId: photos.id })).body.id;
+    await mkdir(s, admin, "Day 2", photos.id);
+  });
+  afterAll(() => s.close());
+
+  it("shares a file: a page, a download with ranges, no account needed", async () => {
+    const r = await make(admin, { file_id: beach });
+    expect(r.status).toBe(201);
+    expect(r.body.url).toBe(`/s/${r.body.token}`);
+    const pageRes = await anon(r.body.url);
+    expect(pageRes.status).toBe(200);
+    expect(pageRes.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const html = await pageRes.text();
+    expect(html).toContain("beach.txt");
+    expect(html).not.toContain("<script");
+    const part = await anon(r.body.download_url, { range: "bytes=4-6" });
+    expect(part.status).toBe(206);
+    expect(await part.text()).toBe("and");
+    const whole = await anon(r.body.download_url);
+    expect(await whole.text()).toBe("sun and sand");
+    expect(whole.headers.get("content-disposition")).toContain("attachment");
+    const listed = await s.api("GET", "/api/v1/shares", { token: admin });
+    const mine = listed.body.shares.find((x: { id: string }) => x.id === r.body.id);
+    expect(mine.download_count).toBe(1);
+    expect(mine.last_accessed_at).not.toBeNull();
+    expect(mine).not.toHaveProperty("token");
+  });
+
+  it("shares a folder: its page lists members, a zip, and member downloads stay inside it", async () => {
+    const r = await make(admin, { directory_id: photos.id });
+    const html = await (await anon(r.body.url)).text();
+    expect(html).toContain("beach.txt");
+    expect(html).toContain("Day 2");
+    const zip = await anon(`${r.body.url}/zip`);
+    expect(zip.status).toBe(200);
+    expect(zip.headers.get("content-type")).toBe("application/zip");
+    expect((await anon(`${r.body.url}/f/${beach}`)).status).toBe(200);
+    const elsewhere = (await upload(s, admin, "private.txt", "not shared")).body.id;
+    expect((await anon(`${r.body.url}/f/${elsewhere}`)).status).toBe(404);
+  });
+
+  it("asks for a password by header or form, and counts wrong guesses", async () => {
+    const r = await make(admin, { file_id: beach, password: "grandma-2024" });
+    expect((await anon(r.body.download_url)).status).toBe(401);
+    expect((await anon(r.body.download_url, { "x-share-password": "nope" })).status).toBe(401);
+    expect((await anon(r.body.download_url, { "x-share-password": "grandma-2024" })).status).toBe(200);
+    const form = await anon(r.body.url, { accept: "text/html" });
+    expect(form.status).toBe(401);
+    expect(await form.text()).toContain('type="password"');
+    const posted = await fetch(s.url + r.body.url, {
+      method: "POST",
+      body: new URLSearchParams({ password: "grandma-2024" }),
+      redirect: "manual",
+    });
+    expect(posted.status).toBe(303);
+    const cookie = posted.headers.get("set-cookie") ?? "";
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain(`Path=${r.body.url}`);
+    expect(cookie).not.toContain("grandma");
+    const withCookie = await anon(r.body.download_url, { cookie: cookie.split(";")[0]! });
+    expect(withCookie.status).toBe(200);
+  });
+
+  it("ends links on expiry, download limit, revocation, and when the sharer loses the right", async () => {
+    const limited = await make(admin, { file_id: beach, max_downloads: 1 });
+    expect((await anon(limited.body.download_url)).status).toBe(200);
+    expect((await anon(limited.body.download_url)).status).toBe(410);
+    expect((await make(admin, { file_id: beach, expires_at: "2001-01-01T00:00:00Z" })).status).toBe(400);
+    const revoked = await make(admin, { file_id: beach });
+    expect((await s.api("DELETE", `/api/v1/shares/${revoked.body.id}`, { token: admin })).status).toBe(200);
+    expect((await anon(revoked.body.download_url)).status).toBe(404);
+    // Mom shares what she may read; when the folder is closed to her, her link dies.
+    const momLink = await make(mom.token, { directory_id: photos.id });
+    expect(momLink.status).toBe(201);
+    expect((await anon(momLink.body.url)).status).toBe(200);
+    await s.api("PUT", "/api/v1/grants", { token: admin, body: { directory_id: photos.id, grants: [] } });
+    expect((await anon(momLink.body.url)).status).toBe(404);
+    expect((await make(mom.token, { file_id: beach })).status).toBe(404);
+    // Others cannot revoke a share they do not own; the admin sees it.
+    expect((await s.api("DELETE", `/api/v1/shares/${limited.body.id}`, { token: mom.token })).status).toBe(
+      404,
+    );
+    const all = await s.api("GET", "/api/v1/shares", { token: admin });
+    expect(all.body.shares.map((x: { id: string }) => x.id)).toContain(momLink.body.id);
+    expect((await anon("/s/not-a-real-token-at-all-000")).status).toBe(404);
+  });
+});
