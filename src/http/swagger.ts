@@ -33,6 +33,7 @@ export const RPC_DOCS = [
   "settings",
   "filesystem",
   "grant",
+  "share",
 ] as const;
 
 const SWAGGER_UI_DIR = "node_modules/swagger-ui-dist";

@@ -9,6 +9,7 @@ import { GroupService } from "../gen/attic/v1/group_pb.ts";
 import { PlaybackPositionService } from "../gen/attic/v1/playback_position_pb.ts";
 import { SearchService } from "../gen/attic/v1/search_pb.ts";
 import { SettingsService } from "../gen/attic/v1/settings_pb.ts";
+import { ShareService } from "../gen/attic/v1/share_pb.ts";
 import { WatchedFolderService } from "../gen/attic/v1/watched_folder_pb.ts";
 import type { RateLimits } from "../platform/rate-limiter.ts";
 import { decodeErrorsAsInvalidArgument } from "./decode-errors.ts";
@@ -22,6 +23,7 @@ import { playbackRpc } from "./playback.rpc.ts";
 import { registerReflection } from "./reflection.rpc.ts";
 import { searchRpc } from "./search.rpc.ts";
 import { settingsRpc } from "./settings.rpc.ts";
+import { sharesRpc } from "./shares.rpc.ts";
 import { idsInterceptor } from "./validate-ids.ts";
 import { watchedRpc } from "./watched.rpc.ts";
 
@@ -36,6 +38,7 @@ const SERVICES = [
   FilesystemService,
   SettingsService,
   GrantService,
+  ShareService,
 ];
 
 const KiB = 1024;
@@ -90,6 +93,7 @@ export function rpcRoutes(ctx: AppContext, limits: RateLimits): (router: Connect
     router.service(FilesystemService, filesystemRpc(ctx), options);
     router.service(SettingsService, settingsRpc(ctx), options);
     router.service(GrantService, grantsRpc(ctx), options);
+    router.service(ShareService, sharesRpc(ctx), options);
     // Schema only, like /swagger/rpc: no credentials, still counted and error-mapped.
     registerReflection(router, SERVICES, { ...options, interceptors: [observeInterceptor(ctx)] });
     decodeErrorsAsInvalidArgument(router);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, type Session } from "../helpers/accounts.ts";
 import { mkdir, upload } from "../helpers/files.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { connectJson } from "../rpc/clients.ts";
 
 /** Share links (issue 16): anonymous pages and downloads, ranges, passwords, expiry, limits, revocation, grants. */
 describe("share links", () => {
@@ -107,5 +108,42 @@ describe("share links", () => {
     const all = await s.api("GET", "/api/v1/shares", { token: admin });
     expect(all.body.shares.map((x: { id: string }) => x.id)).toContain(momLink.body.id);
     expect((await anon("/s/not-a-real-token-at-all-000")).status).toBe(404);
+  });
+});
+
+/** Managing share links over RPC answers as REST does (same service). */
+describe("share links over RPC", () => {
+  let s: TestServer;
+  let admin: string;
+  beforeAll(async () => {
+    s = await startServer();
+    admin = await s.login();
+  });
+  afterAll(() => s.close());
+
+  it("creates, lists and revokes through attic.v1.ShareService", async () => {
+    const file = (await upload(s, admin, "rpc.txt", "over rpc")).body.id;
+    const created = await connectJson(
+      s.url,
+      "attic.v1.ShareService/CreateShare",
+      { file_id: file, max_downloads: 5 },
+      admin,
+    );
+    expect(created.status).toBe(200);
+    expect(created.body.url).toBe(`/s/${created.body.token}`);
+    expect(created.body.share).toMatchObject({ name: "rpc.txt", type: "file", max_downloads: "5" });
+    expect(await (await fetch(s.url + created.body.download_url)).text()).toBe("over rpc");
+    const listed = await connectJson(s.url, "attic.v1.ShareService/ListShares", {}, admin);
+    expect(listed.body.shares.map((x: { id: string }) => x.id)).toContain(created.body.share.id);
+    const both = await connectJson(s.url, "attic.v1.ShareService/CreateShare", {}, admin);
+    expect([both.status, both.body.code]).toEqual([400, "invalid_argument"]);
+    const gone = await connectJson(
+      s.url,
+      "attic.v1.ShareService/DeleteShare",
+      { id: created.body.share.id },
+      admin,
+    );
+    expect(gone.body.success).toBe(true);
+    expect((await fetch(s.url + created.body.download_url)).status).toBe(404);
   });
 });

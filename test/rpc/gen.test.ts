@@ -39,7 +39,7 @@ describe("generated RPC artifacts", () => {
     }
   });
 
-  it("one OpenAPI 2.0 document per service of interface.md and the grants service, plus common types", () => {
+  it("one OpenAPI 2.0 document per service of interface.md and the grants and shares services, plus common types", () => {
     const names = readdirSync(join(root, "docs/rpc")).map((n) => n.replace(".swagger.json", ""));
     expect(names.sort()).toEqual(
       [
@@ -52,6 +52,7 @@ describe("generated RPC artifacts", () => {
         "playback_position",
         "search",
         "settings",
+        "share",
         "watched_folder",
       ].sort(),
     );
