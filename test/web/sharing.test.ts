@@ -131,4 +131,30 @@ describe.skipIf(missing("sharing UI", "/usr/bin/chromium"))("sharing UI", () => 
     expect(bytes.includes(Buffer.from("Photos/beach.txt"))).toBe(true);
     expect(bytes.includes(Buffer.from("sand"))).toBe(true);
   });
+
+  it("makes a link for grandma and opens it in a fresh browser without an account", async () => {
+    await page.locator('[role=option][data-name="Photos"]').dblclick();
+    await page.getByRole("listbox", { name: "Contents of Photos" }).waitFor();
+    await page.locator('[role=option][data-name="beach.txt"]').locator(".check").click();
+    await page.getByRole("button", { name: "Get link" }).click();
+    const dialog = page.locator("dialog[open]");
+    await dialog.getByRole("button", { name: "Create link" }).click();
+    const link = await dialog.getByLabel("Share link").inputValue();
+    expect(link).toMatch(new RegExp(`^${s.url}/s/[A-Za-z0-9_-]+$`));
+    await dialog.getByText("0 downloads").waitFor();
+    const fresh = await ui.browser.newContext();
+    try {
+      const grandma = await fresh.newPage();
+      await grandma.goto(link);
+      await grandma.getByRole("heading", { name: "beach.txt" }).waitFor();
+      const [download] = await Promise.all([
+        grandma.waitForEvent("download"),
+        grandma.getByRole("link", { name: "Download" }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe("beach.txt");
+      expect(readFileSync((await download.path())!, "utf8")).toBe("sand");
+    } finally {
+      await fresh.close();
+    }
+  });
 });

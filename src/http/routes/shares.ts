@@ -5,12 +5,8 @@ import type { AppContext } from "../../context.ts";
 import { hashSecret } from "../../domain/auth/tokens.ts";
 import type { FileRow } from "../../domain/files/files.repo.ts";
 import { IdParam } from "../../domain/ids.schemas.ts";
-import {
-  CreatedShareSchema,
-  CreateShareInput,
-  type OpenShare,
-  ShareSchema,
-} from "../../domain/shares/shares.service.ts";
+import { CreatedShareSchema, CreateShareInput, ShareSchema } from "../../domain/shares/shares.schemas.ts";
+import type { OpenShare } from "../../domain/shares/shares.service.ts";
 import { AppError } from "../../errors.ts";
 import type { RateLimits } from "../../platform/rate-limiter.ts";
 import { actorOf, type Env, type Router } from "../env.ts";

@@ -1,4 +1,4 @@
-import { useRef } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { fromInput } from "../lib/drop.ts";
 import type { FileRec } from "../lib/types.ts";
 import { enqueue } from "../lib/upload.ts";
@@ -6,6 +6,7 @@ import type { Sort, SortKey } from "../lib/useFolder.ts";
 import { download, type FileActionsApi } from "./FileActions.tsx";
 import type { ViewMode } from "./FileView.tsx";
 import { Icon } from "./Icon.tsx";
+import { LinkShare } from "./LinkShare.tsx";
 
 /** "Loading… 3,000 of 10,000" while pages arrive, then "10,000 items". */
 function countText(loading: boolean, loaded: number, total: number): string {
@@ -69,6 +70,7 @@ function CreateBar(p: { actions: FileActionsApi; readOnly: boolean; count: strin
 function SelectionBar(p: { actions: FileActionsApi; chosen: FileRec[]; readOnly: boolean }) {
   const a = p.actions;
   const one = p.chosen.length === 1 ? p.chosen[0] : undefined;
+  const [linking, setLinking] = useState<FileRec>();
   return (
     <div class="group selection">
       <strong aria-live="polite">{p.chosen.length} selected</strong>
@@ -79,6 +81,8 @@ function SelectionBar(p: { actions: FileActionsApi; chosen: FileRec[]; readOnly:
           onClick={() => download(one)}
         />
       ) : null}
+      {one ? <Action icon="share" label="Get link" onClick={() => setLinking(one)} /> : null}
+      {linking ? <LinkShare item={linking} onClose={() => setLinking(undefined)} /> : null}
       {p.readOnly ? null : (
         <>
           {one ? <Action icon="rename" label="Rename" onClick={a.renameChosen} /> : null}

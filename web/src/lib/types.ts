@@ -15,6 +15,7 @@ import type {
 } from "../../../src/domain/playback/playback.schemas.ts";
 import type { RoleSchema } from "../../../src/domain/roles/roles.schemas.ts";
 import type { SearchResultSchema } from "../../../src/domain/search/search.schemas.ts";
+import type { CreatedShareSchema, ShareSchema } from "../../../src/domain/shares/shares.schemas.ts";
 import type { ProfileSchema, UserDetailSchema } from "../../../src/domain/users/users.schemas.ts";
 import type { WatchedFolderSchema } from "../../../src/domain/watched/watched.schemas.ts";
 
@@ -26,6 +27,8 @@ export type SearchResult = z.output<typeof SearchResultSchema>;
 export type User = z.output<typeof UserDetailSchema>;
 export type Profile = z.output<typeof ProfileSchema>;
 export type Grants = z.output<typeof GrantsSchema>;
+export type Share = z.output<typeof ShareSchema>;
+export type CreatedShare = z.output<typeof CreatedShareSchema>;
 export type GrantSubject = z.output<typeof SubjectSchema>;
 export type TokenPair = z.output<typeof TokenPairSchema>;
 export type Role = z.output<typeof RoleSchema>;
