@@ -78,6 +78,8 @@ export const configSchema = z.object({
       data_dir: z.string().min(1).default("./data"),
       /** Largest upload in bytes; larger answers 413 (0: no limit). */
       max_upload_bytes: int(0, Number.MAX_SAFE_INTEGER).default(0),
+      /** Hours an unfinished resumable (tus) upload is kept; its bytes are removed after. */
+      resumable_upload_expiry_hours: int(1, 24 * 365).default(24),
       /** Most items one copy may create (a directory with its subtree); more answers 400. */
       max_copy_items: int(1, 10_000_000).default(50_000),
       /** Longest path in the tree, in characters ("/" separators included); longer answers 400. */

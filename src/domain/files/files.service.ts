@@ -50,7 +50,7 @@ export const ACCESS_GRANULARITY_MS = 24 * 3600 * 1000;
 export function createFilesService(deps: FilesDeps) {
   const { db, repo, tree, blobs } = deps;
   let hostResolver: HostContentResolver | undefined;
-  const { upload } = createUpload(deps);
+  const { upload, checkDestination } = createUpload(deps);
   const dto = (row: FileRow): FileDto => toTaggedFileDto(db, row);
 
   /**
@@ -102,6 +102,7 @@ export function createFilesService(deps: FilesDeps) {
 
   return {
     upload,
+    checkDestination,
 
     /** Registers where watched-folder rows' bytes live (the watched-folders area calls this once). */
     setHostContentResolver(fn: HostContentResolver): void {

@@ -148,5 +148,14 @@ export function createUpload(deps: FilesDeps) {
     }
   }
 
-  return { upload };
+  /**
+   * Checks a destination and name before any byte arrives (a resumable
+   * upload's creation): the same rules as the upload itself will apply.
+   */
+  function checkDestination(actor: Actor, parentId: string | null | undefined, rawName: string): void {
+    requirePermission(actor, "file:write");
+    destination(actor, parentId, normalizeName(rawName));
+  }
+
+  return { upload, checkDestination };
 }

@@ -19,6 +19,7 @@ import { sharesRoutes } from "./shares.ts";
 import { streamTokenRoutes } from "./stream-token.ts";
 import { tagsRoutes } from "./tags.ts";
 import { trashRoutes } from "./trash.ts";
+import { uploadsRoutes } from "./uploads.ts";
 import { usersRoutes } from "./users.ts";
 import { watchedFoldersRoutes } from "./watched-folders.ts";
 
@@ -39,6 +40,7 @@ export function mountRoutes(app: Router, ctx: AppContext, guards: Guards): void 
     trashRoutes(ctx, guards),
     grantsRoutes(ctx, guards),
     sharesRoutes(ctx, guards),
+    uploadsRoutes(ctx, guards),
     searchRoutes(ctx, guards),
     tagsRoutes(ctx, guards),
     watchedFoldersRoutes(ctx, guards),
