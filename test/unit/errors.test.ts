@@ -23,13 +23,15 @@ const CONTRACT: Record<string, number> = {
   ERR_UNAVAILABLE: 503,
 };
 
-/** interface.md's RPC table: HTTP status class → Connect code. */
+/** The RPC table of docs/api.md: HTTP status class → Connect code (410 added for share links). */
 const RPC_BY_STATUS: Record<number, Code[]> = {
   400: [Code.InvalidArgument],
   401: [Code.Unauthenticated],
   403: [Code.PermissionDenied],
   404: [Code.NotFound],
   409: [Code.AlreadyExists, Code.ResourceExhausted],
+  // A share link past its expiry or download limit: the resource is gone, not missing.
+  410: [Code.FailedPrecondition],
   412: [Code.FailedPrecondition],
   413: [Code.ResourceExhausted],
   415: [Code.InvalidArgument],
