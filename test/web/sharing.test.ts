@@ -157,4 +157,43 @@ describe.skipIf(missing("sharing UI", "/usr/bin/chromium"))("sharing UI", () => 
       await fresh.close();
     }
   });
+
+  it("uploads a big file resumably (tus), going on after the network drops", async () => {
+    await page.locator("dialog[open]").getByRole("button", { name: "Close" }).click();
+    await page.getByRole("link", { name: "My files" }).click();
+    await page.getByRole("button", { name: "Upload", exact: true }).waitFor();
+    const tusRequests: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/api/v1/uploads")) tusRequests.push(r.method());
+    });
+    const cdp = await ui.context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    const throttle = (offline: boolean) =>
+      cdp.send("Network.emulateNetworkConditions", {
+        offline,
+        latency: 0,
+        downloadThroughput: -1,
+        uploadThroughput: offline ? 0 : 6 * 1024 * 1024,
+      });
+    await throttle(false);
+    const big = Buffer.alloc(34 * 1024 * 1024, 9);
+    await page.setInputFiles('input[aria-label="Choose files to upload"]', [
+      { name: "big.bin", mimeType: "application/octet-stream", buffer: big },
+    ]);
+    await page.waitForFunction(() => {
+      const p = document.querySelector<HTMLProgressElement>('progress[aria-label="Progress of big.bin"]');
+      return !!p && p.value > 0 && p.value < p.max;
+    });
+    await throttle(true);
+    await new Promise((r) => setTimeout(r, 1500));
+    await throttle(false);
+    await page.locator(".upload[data-status=done]", { hasText: "big.bin" }).waitFor({ timeout: 60_000 });
+    await cdp.detach();
+    expect(tusRequests).toContain("POST");
+    expect(tusRequests).toContain("PATCH");
+    const home = (await s.api("GET", "/api/v1/auth/profile", { token: kid.token })).body.home_directory_id;
+    const listing = await s.api("GET", `/api/v1/directories/${home}/children`, { token: kid.token });
+    const file = listing.body.files.find((f: { name: string }) => f.name === "big.bin");
+    expect(file?.size).toBe(big.length);
+  }, 90_000);
 });

@@ -1,3 +1,4 @@
+import * as tus from "tus-js-client";
 import { API, ApiError, api, freshToken, refresh } from "./api.ts";
 import { listChildren } from "./files.ts";
 import { numberedName } from "./format.ts";
@@ -18,6 +19,8 @@ export interface UploadItem {
   status: UploadStatus;
   error?: string;
   xhr?: XMLHttpRequest;
+  /** Stops a resumable upload (and ends it on the server). */
+  abort?: () => void;
 }
 
 const CONCURRENCY = 3;
@@ -76,6 +79,7 @@ export function cancel(id: number): void {
   const it = items.find((i) => i.id === id);
   if (!it || it.status === "done") return;
   it.xhr?.abort();
+  it.abort?.();
   it.status = "canceled";
   changed();
   pump();
@@ -122,8 +126,9 @@ async function run(it: UploadItem): Promise<void> {
   try {
     const parent = await ensureDirs(it.parentId, it.dirs);
     if ((it.status as UploadStatus) === "canceled") return;
-    let res = await send(it, parent);
-    if (res.status === 401 && (await refresh())) res = await send(it, parent);
+    const viaTus = it.file.size >= RESUMABLE_FROM;
+    let res = viaTus ? await sendResumable(it, parent) : await send(it, parent);
+    if (!viaTus && res.status === 401 && (await refresh())) res = await send(it, parent);
     finish(it, res, parent);
   } catch (err) {
     if ((it.status as UploadStatus) !== "canceled") {
@@ -154,6 +159,74 @@ function finish(it: UploadItem, res: { status: number; body: string }, parent: s
   else if (res.status === 413)
     Object.assign(it, { status: "error", error: `Too large for this server: ${message}` });
   else Object.assign(it, { status: "error", error: message });
+}
+
+/** Files this large go through tus (/api/v1/uploads): chunked, resumed after a dropped link or a reload. */
+export const RESUMABLE_FROM = 32 * 1024 * 1024;
+/** How many times a resumable upload starts again after the link dropped, before it gives up. */
+const MAX_RESUMES = 20;
+/** One chunk per PATCH: below the body limits proxies commonly have. */
+const TUS_CHUNK = 16 * 1024 * 1024;
+
+/**
+ * A resumable upload (tus-js-client): retries with backoff through network
+ * drops, and finds its own unfinished upload again after a page reload (the
+ * client keeps its URL in localStorage), so progress goes on from the offset
+ * the server has. Resolves like `send` (the server's status and body).
+ */
+async function sendResumable(
+  it: UploadItem,
+  parentId: string | undefined,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve) => {
+    let fileId = "";
+    let resumes = 0;
+    const upload = new tus.Upload(it.file, {
+      endpoint: `${API}/uploads`,
+      chunkSize: TUS_CHUNK,
+      retryDelays: [0, 1000, 3000, 5000, 10_000, 20_000, 30_000],
+      metadata: { filename: it.name, ...(parentId ? { parent_id: parentId } : {}) },
+      removeFingerprintOnSuccess: true,
+      async onBeforeRequest(req) {
+        const token = await freshToken();
+        if (token) req.setHeader("Authorization", `Bearer ${token}`);
+      },
+      onAfterResponse(_req, res) {
+        fileId = res.getHeader("Upload-File-Id") ?? fileId;
+      },
+      onProgress(sent) {
+        it.loaded = Math.min(sent, it.file.size);
+        changed();
+      },
+      onSuccess() {
+        resolve({ status: 201, body: JSON.stringify({ id: fileId }) });
+      },
+      onError(err) {
+        const res = (err as tus.DetailedError).originalResponse;
+        // The link went away (tus-js-client does not retry while the browser says it is
+        // offline): wait until it is back, then go on from the offset the server has.
+        if (!res && it.status === "uploading" && resumes++ < MAX_RESUMES) {
+          const again = () => {
+            window.removeEventListener("online", again);
+            clearTimeout(timer);
+            if (it.status === "uploading") upload.start();
+          };
+          window.addEventListener("online", again);
+          const timer = setTimeout(again, navigator.onLine ? 3000 : 60_000);
+          return;
+        }
+        resolve({ status: res?.getStatus() ?? 0, body: res?.getBody() ?? "" });
+      },
+    });
+    it.abort = () => void upload.abort(true);
+    upload.findPreviousUploads().then(
+      (previous) => {
+        if (previous[0]) upload.resumeFromPreviousUpload(previous[0]);
+        upload.start();
+      },
+      () => upload.start(),
+    );
+  });
 }
 
 /** One multipart POST /files with upload progress; resolves with the status (0 on network failure or abort). */
