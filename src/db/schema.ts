@@ -379,6 +379,8 @@ export const shares = sqliteTable(
     expires_at: text("expires_at"),
     max_downloads: integer("max_downloads"),
     download_count: integer("download_count").notNull().default(0),
+    /** A drop folder: people with the link may upload into the shared folder. */
+    allow_upload: integer("allow_upload", { mode: "boolean" }).notNull().default(false),
     created_at: text("created_at").notNull(),
     last_accessed_at: text("last_accessed_at"),
   },

@@ -22,10 +22,10 @@ function parentOf(fields: Fields, c: Ctx): string | undefined {
  * bad destination is refused before the body is read. A body whose declared
  * length is over the limit is refused at once (413).
  */
-export function receiveUpload(ctx: AppContext, c: Ctx): Promise<FileDto> {
+export function receiveUpload(ctx: AppContext, c: Ctx, into?: { parentId: string }): Promise<FileDto> {
   try {
     checkEnvelope(ctx, c);
-    return parse(ctx, c, makeParser(c));
+    return parse(ctx, c, makeParser(c), into);
   } catch (err) {
     return Promise.reject(err);
   }
@@ -61,7 +61,8 @@ function makeParser(c: Ctx): busboy.Busboy {
 }
 
 /** Feeds the request through busboy; the first `file` part streams into FilesService.upload. */
-function parse(ctx: AppContext, c: Ctx, bb: busboy.Busboy): Promise<FileDto> {
+/** `into` fixes the destination whatever the form says (a share link's drop folder). */
+function parse(ctx: AppContext, c: Ctx, bb: busboy.Busboy, into?: { parentId: string }): Promise<FileDto> {
   const req = c.env.incoming;
   const fields: Fields = {};
   let started = false;
@@ -77,7 +78,7 @@ function parse(ctx: AppContext, c: Ctx, bb: busboy.Busboy): Promise<FileDto> {
       started = true;
       // If the upload is refused before it reads the stream, a later teardown must not crash the process.
       stream.on("error", () => {});
-      const early = parentOf(fields, c);
+      const early = into ? into.parentId : parentOf(fields, c);
       ctx.services.files
         .upload(actorOf(c), {
           name: info.filename ?? "",

@@ -109,6 +109,37 @@ describe("share links", () => {
     expect(all.body.shares.map((x: { id: string }) => x.id)).toContain(momLink.body.id);
     expect((await anon("/s/not-a-real-token-at-all-000")).status).toBe(404);
   });
+
+  it("takes uploads into a drop folder, never elsewhere, and only when the link says so", async () => {
+    const drop = await mkdir(s, admin, "Drop box");
+    const elsewhere = await mkdir(s, admin, "Elsewhere");
+    const link = await make(admin, { directory_id: drop.id, allow_upload: true });
+    expect([link.status, link.body.error?.message]).toEqual([201, undefined]);
+    expect(link.body.allow_upload).toBe(true);
+    const page = await (await anon(link.body.url)).text();
+    expect(page).toContain('enctype="multipart/form-data"');
+    const form = new FormData();
+    form.set("parent_id", elsewhere.id);
+    form.set("file", new Blob([Buffer.from("from grandma")]), "hello.txt");
+    const sent = await fetch(`${s.url}${link.body.url}/upload`, { method: "POST", body: form });
+    expect([sent.status, await sent.text()]).toEqual([201, expect.any(String)]);
+    const inDrop = await s.api("GET", `/api/v1/directories/${drop.id}/children`, { token: admin });
+    expect(inDrop.body.files.map((f: { name: string }) => f.name)).toEqual(["hello.txt"]);
+    const inElsewhere = await s.api("GET", `/api/v1/directories/${elsewhere.id}/children`, { token: admin });
+    expect(inElsewhere.body.total).toBe(0);
+    const again = new FormData();
+    again.set("file", new Blob([Buffer.from("x")]), "hello.txt");
+    expect((await fetch(`${s.url}${link.body.url}/upload`, { method: "POST", body: again })).status).toBe(
+      409,
+    );
+    const readOnly = await make(admin, { directory_id: drop.id });
+    const refused = new FormData();
+    refused.set("file", new Blob([Buffer.from("x")]), "x.txt");
+    expect(
+      (await fetch(`${s.url}${readOnly.body.url}/upload`, { method: "POST", body: refused })).status,
+    ).toBe(403);
+    expect((await make(admin, { file_id: beach, allow_upload: true })).status).toBe(400);
+  });
 });
 
 /** Managing share links over RPC answers as REST does (same service). */

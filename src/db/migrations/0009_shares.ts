@@ -6,7 +6,7 @@
  */
 export default /* sql */ `
 CREATE TABLE shares (
-  id TEXT PRIMARY KEY,
+  id TEXT PRIMARY KEY NOT NULL,
   organization_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   created_by TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   file_id TEXT NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -15,6 +15,7 @@ CREATE TABLE shares (
   expires_at TEXT,
   max_downloads INTEGER,
   download_count INTEGER NOT NULL DEFAULT 0,
+  allow_upload INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL,
   last_accessed_at TEXT
 );

@@ -5,7 +5,7 @@ import { shares } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
 import type { PasswordHasher } from "../../platform/passwords.ts";
-import type { Access } from "../access/access.ts";
+import { type Access, LEVEL } from "../access/access.ts";
 import { type Actor, can, requirePermission } from "../actor.ts";
 import { hashSecret } from "../auth/tokens.ts";
 import type { FileRow, FilesRepo } from "../files/files.repo.ts";
@@ -56,7 +56,7 @@ export function createSharesService(deps: {
     has_password: row.password_hash !== null,
     max_downloads: row.max_downloads,
     download_count: row.download_count,
-    allow_upload: false,
+    allow_upload: row.allow_upload,
     created_at: row.created_at,
     last_accessed_at: row.last_accessed_at,
   });
@@ -82,9 +82,15 @@ export function createSharesService(deps: {
     async create(actor: Actor, input: unknown) {
       requirePermission(actor, "file:read");
       const q = parseInput(CreateShareInput, input ?? {}, "body");
-      if (q.allow_upload)
-        throw new AppError("VALIDATION", "upload links (drop folders) are not supported yet");
-      const target = q.file_id ? tree.live(actor, q.file_id) : tree.liveDir(actor, q.directory_id as string);
+      if (q.allow_upload && !q.directory_id)
+        throw new AppError("VALIDATION", "only a folder can take uploads");
+      const target = q.file_id
+        ? tree.live(actor, q.file_id)
+        : tree.liveDir(actor, q.directory_id as string, q.allow_upload ? LEVEL.write : LEVEL.read);
+      if (q.allow_upload) {
+        requirePermission(actor, "file:write");
+        tree.writable(target, "folder");
+      }
       if (q.expires_at && Date.parse(q.expires_at) <= Date.now()) {
         throw new AppError("VALIDATION", "expires_at is in the past");
       }
@@ -107,6 +113,7 @@ export function createSharesService(deps: {
         expires_at: q.expires_at ? new Date(q.expires_at).toISOString() : null,
         max_downloads: q.max_downloads ?? null,
         download_count: 0,
+        allow_upload: q.allow_upload ?? false,
         created_at: nowIso(),
         last_accessed_at: null,
       };
@@ -225,6 +232,20 @@ export function createSharesService(deps: {
         limit: 1000,
         offset: 0,
       }).rows;
+    },
+
+    /**
+     * The actor a drop folder's upload runs as: its creator, writing, if the
+     * link takes uploads and the creator may still write there (403 otherwise).
+     */
+    uploader(open: OpenShare): Actor {
+      if (!open.share.allow_upload || open.target.type !== "directory") {
+        throw new AppError("PERMISSION_DENIED", "this link does not take uploads");
+      }
+      const writer: Actor = { ...open.actor, permissions: ["file:read", "file:write"] };
+      deps.access.check(writer, open.target, LEVEL.write, "DIRECTORY_NOT_FOUND");
+      tree.writable(open.target, "folder");
+      return writer;
     },
 
     /** Counts a download through the share (max_downloads). */

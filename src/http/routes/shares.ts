@@ -11,6 +11,7 @@ import { AppError } from "../../errors.ts";
 import type { RateLimits } from "../../platform/rate-limiter.ts";
 import { actorOf, type Env, type Router } from "../env.ts";
 import { sendContent } from "../file-response.ts";
+import { receiveUpload } from "../multipart-upload.ts";
 import { errorResponse } from "../on-error.ts";
 import { body, errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 import { sendZip } from "../zip-response.ts";
@@ -171,10 +172,15 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
       const dirId = c.req.query("dir") ?? o.target.id;
       const here = shares.member(o, dirId);
       const items = shares.members(o, here.id);
+      const drop =
+        o.share.allow_upload && here.id === o.target.id
+          ? `<form method="post" action="/s/${esc(token)}/upload" enctype="multipart/form-data">` +
+            `<p><label>Add a file <input type="file" name="file" required></label> <button>Upload</button></p></form>`
+          : "";
       return c.html(
         page(
           here.name,
-          `<h1>${esc(here.name)}</h1><p><a class="button" href="/s/${esc(token)}/zip">Download all (zip)</a></p>` +
+          `<h1>${esc(here.name)}</h1><p><a class="button" href="/s/${esc(token)}/zip">Download all (zip)</a></p>${drop}` +
             (here.id !== o.target.id
               ? `<p><a href="/s/${esc(token)}">Back to ${esc(o.target.name)}</a></p>`
               : "") +
@@ -222,6 +228,20 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
     counted(c, o);
     return sendZip(c, plan.name, plan.entries, ctx.services.files.openEntry, ctx.log);
   };
+
+  // A drop folder: the file goes into the shared folder (never where the form says), as its creator writing.
+  app.post("/:token/upload", async (c) => {
+    try {
+      const o = await openShare(c);
+      c.set("actor", shares.uploader(o));
+      const file = await receiveUpload(ctx, c, { parentId: o.target.id });
+      if ((c.req.header("accept") ?? "").includes("text/html"))
+        return c.redirect(`/s/${c.req.param("token")}`, 303);
+      return c.json({ id: file.id, name: file.name, size: file.size }, 201);
+    } catch (err) {
+      return failure(c, err);
+    }
+  });
 
   app.get("/:token/download", async (c) => {
     try {

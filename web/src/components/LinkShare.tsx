@@ -21,6 +21,7 @@ const EXPIRY: { label: string; days: number }[] = [
 export function LinkShare(p: { item: FileRec; onClose(): void }) {
   const [password, setPassword] = useState("");
   const [days, setDays] = useState(0);
+  const [drop, setDrop] = useState(false);
   const [link, setLink] = useState<string>();
   const [links, setLinks] = useState<Share[]>([]);
   const [busy, setBusy] = useState(false);
@@ -41,6 +42,7 @@ export function LinkShare(p: { item: FileRec; onClose(): void }) {
         [p.item.type === "directory" ? "directory_id" : "file_id"]: p.item.id,
         ...(password ? { password } : {}),
         ...(days ? { expires_at: new Date(Date.now() + days * 86_400_000).toISOString() } : {}),
+        ...(drop ? { allow_upload: true } : {}),
       };
       const made = await api<CreatedShare>("POST", "/shares", { body });
       setLink(`${location.origin}${made.url}`);
@@ -79,6 +81,12 @@ export function LinkShare(p: { item: FileRec; onClose(): void }) {
             ))}
           </select>
         </label>
+        {p.item.type === "directory" ? (
+          <label class="row">
+            <input type="checkbox" checked={drop} onChange={(e) => setDrop(e.currentTarget.checked)} />
+            <span>Let people with the link add files here (a drop folder)</span>
+          </label>
+        ) : null}
         <div class="row end">
           <button type="submit" class="btn primary" disabled={busy}>
             <Icon name="share" /> Create link
@@ -105,6 +113,7 @@ export function LinkShare(p: { item: FileRec; onClose(): void }) {
           {links.map((l) => (
             <li key={l.id} class="row">
               <span class="grow">
+                {l.allow_upload ? "Drop folder · " : ""}
                 {l.has_password ? "With password" : "No password"} ·{" "}
                 {l.expires_at ? `expires ${new Date(l.expires_at).toLocaleDateString()}` : "no expiry"} ·{" "}
                 {l.download_count} download{l.download_count === 1 ? "" : "s"}
