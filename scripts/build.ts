@@ -131,6 +131,8 @@ async function bundle(outfile: string): Promise<NativeAddonSpec[]> {
     sourcemap: false,
     logLevel: "warning",
     logOverride: { "require-resolve-not-external": "silent" },
+    // yazl's CRC-32 over node:zlib's native one (src/platform/zip-crc.ts says why).
+    alias: { "buffer-crc32": join(ROOT, "src/platform/crc32-native.cjs") },
     // CJS has no import.meta: give modules that use it the bundle's own location.
     define: {
       "import.meta.url": "__attic_import_meta_url",
