@@ -10,6 +10,17 @@ import { actorOf, type Router } from "../env.ts";
 import type { Guards } from "../router.ts";
 import { newRouter } from "../router.ts";
 
+/**
+ * The file store, minus its constructor's asynchronous mkdir, which throws
+ * from a callback (an uncaught exception: the whole server would stop) when
+ * the directory vanished meanwhile. The directory is made synchronously
+ * before it, and a missing one later fails the request that needs it.
+ */
+class SyncCreatedFileStore extends FileStore {}
+// (Private in its typings, so shadowed on the subclass's prototype: the base class is untouched.)
+(SyncCreatedFileStore.prototype as unknown as { checkOrCreateDirectory(): void }).checkOrCreateDirectory =
+  () => {};
+
 /** How tus hooks refuse: the library sends `status_code` and `body`. */
 const refusal = (err: unknown) => {
   const e =
@@ -33,7 +44,7 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
   const directory = join(ctx.dataDir, "tus");
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const expiryMs = ctx.cfg.storage.resumable_upload_expiry_hours * 3600_000;
-  const store = new FileStore({ directory, expirationPeriodInMilliseconds: expiryMs });
+  const store = new SyncCreatedFileStore({ directory, expirationPeriodInMilliseconds: expiryMs });
   const actors = new WeakMap<Request, Actor>();
   const actorFor = (req: Request): Actor => {
     const a = actors.get(req);
