@@ -97,6 +97,8 @@ describe.skipIf(missing("sharing UI", "/usr/bin/chromium"))("sharing UI", () => 
     expect(tax.body.files.map((f: { name: string }) => f.name)).toEqual(["Photos"]);
     await ui.shot("laptop-sharing");
     await page.getByRole("button", { name: "Sign out" }).click();
+    // Signing out ends the session on the server first: wait until the sign-in form is back.
+    await page.getByLabel("Username").waitFor();
   });
 
   it("shows a kid only what they may, view-only where they may only read", async () => {

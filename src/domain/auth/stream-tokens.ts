@@ -4,8 +4,8 @@ import { newId } from "../../platform/ids.ts";
 import type { SigningKeys } from "../../platform/keys.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import type { Tree } from "../files/tree.ts";
-import { hasPermission } from "../permissions.ts";
-import { permissionsOf, sessionsCutoffMs, type UsersRepo } from "../users/users.repo.ts";
+import { sessionsCutoffMs, type UserRow, type UsersRepo } from "../users/users.repo.ts";
+import { readerActor } from "./reader-actor.ts";
 
 /** Lifetime of a stream token: long enough to watch a film with pauses. */
 export const STREAM_TOKEN_TTL_SECONDS = 6 * 60 * 60;
@@ -94,25 +94,15 @@ export function createStreamTokens(deps: {
   async function authenticate(token: string, fileId: string): Promise<Actor> {
     const grant = await verify(token, fileId);
     const user = deps.users.byId(grant.userId);
+    const actor = readerActor(user, deps.users);
     if (
-      !user?.is_active ||
-      user.organization_id !== grant.organizationId ||
-      sessionsCutoffMs(user) > grant.issuedAtMs ||
-      !hasPermission(permissionsOf(deps.users.rolesOf(user.id)), "file:read")
+      !actor ||
+      actor.organizationId !== grant.organizationId ||
+      sessionsCutoffMs(user as UserRow) > grant.issuedAtMs
     ) {
       throw new AppError("UNAUTHENTICATED", "invalid stream token");
     }
-    const permissions = permissionsOf(deps.users.rolesOf(user.id));
-    return {
-      userId: user.id,
-      username: user.username,
-      organizationId: user.organization_id,
-      permissions: ["file:read"],
-      isInstanceAdmin: false,
-      via: "jwt",
-      // It reads what its user reads now: folder grants are checked on every request.
-      sharedAdmin: hasPermission(permissions, "org:admin"),
-    };
+    return actor;
   }
 
   return { issue, verify, authenticate };

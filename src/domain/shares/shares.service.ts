@@ -7,11 +7,12 @@ import { isId, newId, nowIso } from "../../platform/ids.ts";
 import type { PasswordHasher } from "../../platform/passwords.ts";
 import { type Access, LEVEL } from "../access/access.ts";
 import { type Actor, can, requirePermission } from "../actor.ts";
+import { readerActor } from "../auth/reader-actor.ts";
 import { hashSecret } from "../auth/tokens.ts";
 import type { FileRow, FilesRepo } from "../files/files.repo.ts";
 import type { Tree } from "../files/tree.ts";
 import { parseInput } from "../parse-input.ts";
-import { permissionsOf, type UsersRepo } from "../users/users.repo.ts";
+import type { UsersRepo } from "../users/users.repo.ts";
 import { CreateShareInput, type ShareDto } from "./shares.schemas.ts";
 
 const MAX_SHARES_PER_USER = 1000;
@@ -61,21 +62,10 @@ export function createSharesService(deps: {
     last_accessed_at: row.last_accessed_at,
   });
 
-  /** The creator as a read-only actor, as they are now; undefined when they may no longer read. */
+  /** The creator as a reader, as they are now; undefined when they may no longer read. */
   function creatorActor(row: ShareRow): Actor | undefined {
-    const user = deps.users.byId(row.created_by);
-    if (!user?.is_active || user.organization_id !== row.organization_id) return undefined;
-    const permissions = permissionsOf(deps.users.rolesOf(user.id));
-    if (!permissions.some((p) => p === "*:*" || p === "file:*" || p === "file:read")) return undefined;
-    return {
-      userId: user.id,
-      username: user.username,
-      organizationId: user.organization_id,
-      permissions: ["file:read"],
-      isInstanceAdmin: false,
-      via: "jwt",
-      sharedAdmin: permissions.includes("*:*") || permissions.some((p) => p === "org:admin" || p === "org:*"),
-    };
+    const actor = readerActor(deps.users.byId(row.created_by), deps.users);
+    return actor?.organizationId === row.organization_id ? actor : undefined;
   }
 
   return {
