@@ -122,6 +122,10 @@ export function createAccess(repo: AccessRepo) {
     };
   }
 
+  /** The home owner of the access root `aclId` (null for the top or a shared folder). */
+  const homeUserOf = (orgId: string, aclId: string | null): string | null =>
+    aclId === null ? null : (listsOf(orgId).roots.get(aclId)?.home_user_id ?? null);
+
   const levelIn = (v: AccessView, row: Governed): Level =>
     row.acl_id === null ? v.top : (v.levels.get(row.acl_id) ?? LEVEL.none);
 
@@ -155,10 +159,7 @@ export function createAccess(repo: AccessRepo) {
       );
     },
 
-    /** The home owner of the access root `aclId` (null for the top or a shared folder). */
-    homeUserOf(orgId: string, aclId: string | null): string | null {
-      return aclId === null ? null : (listsOf(orgId).roots.get(aclId)?.home_user_id ?? null);
-    },
+    homeUserOf,
 
     /**
      * Keeps grants in step after `row` moved from under `fromAcl` to under
@@ -174,11 +175,8 @@ export function createAccess(repo: AccessRepo) {
     ): void {
       if (fromAcl === toAcl) return;
       if (row.acl_id !== row.id) repo.reassign(orgId, row.id, fromAcl, toAcl);
-      const lists = listsOf(orgId);
-      const homeOf = (acl: string | null) =>
-        acl === null ? null : (lists.roots.get(acl)?.home_user_id ?? null);
-      const toHome = homeOf(toAcl);
-      if (homeOf(fromAcl) !== toHome && repo.rehome(orgId, row.id, toHome) > 0) epoch++;
+      const toHome = homeUserOf(orgId, toAcl);
+      if (homeUserOf(orgId, fromAcl) !== toHome && repo.rehome(orgId, row.id, toHome) > 0) epoch++;
     },
 
     /** True when the folder `id` has a list of its own. */

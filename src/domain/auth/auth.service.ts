@@ -2,6 +2,7 @@ import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { apiKeys, refreshTokens, users } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
+import { ExpiringSet } from "../../platform/expiring-set.ts";
 import { newId, nowIso } from "../../platform/ids.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import type { PasswordHasher } from "../../platform/passwords.ts";
@@ -247,8 +248,7 @@ export function createAuthService(deps: Deps) {
    * seconds. A password change changes the stored hash, so its entries
    * stop matching at once. Bounded; entries live five minutes.
    */
-  const basicOk = new Map<string, number>();
-  const BASIC_TTL_MS = 5 * 60_000;
+  const basicOk = new ExpiringSet(5 * 60_000);
 
   /**
    * The actor behind HTTP Basic credentials (WebDAV): the username with its
@@ -265,8 +265,7 @@ export function createAuthService(deps: Deps) {
     }
     const user = deps.users.byUsername(username);
     const key = user ? hashSecret(`${user.id}\0${password}\0${user.password_hash}`) : "";
-    const cached = user ? basicOk.get(key) : undefined;
-    if (!user || cached === undefined || cached < Date.now()) {
+    if (!user || !basicOk.has(key)) {
       const ok = user
         ? await passwords.verify(user.password_hash, password)
         : await passwords.verifyDummy(password);
@@ -274,8 +273,7 @@ export function createAuthService(deps: Deps) {
         metrics.authAttempts.inc({ method: "basic", status: "failure" });
         throw new AppError("UNAUTHENTICATED", "invalid credentials");
       }
-      if (basicOk.size >= 10_000) basicOk.delete(basicOk.keys().next().value!);
-      basicOk.set(key, Date.now() + BASIC_TTL_MS);
+      basicOk.add(key);
     }
     if (!user.is_active) throw new AppError("UNAUTHENTICATED", "invalid credentials");
     active.touch(user.id);

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { blobs, files } from "../../db/schema.ts";
-import type { AccessView } from "../access/access.ts";
+import { type AccessView, aclCondition } from "../access/access.ts";
 
 export type FileRow = typeof files.$inferSelect;
 
@@ -123,15 +123,12 @@ export function createFilesRepo(db: Db) {
      * without per-row mapping (a WebDAV PROPFIND of 10,000 entries).
      */
     listingOf(orgId: string, viewer: AccessView, parentId: string | null): ListingRow[] {
-      const acl =
-        viewer.top >= 1
-          ? "(acl_id IS NULL OR acl_id IN (SELECT value FROM json_each(?)))"
-          : "acl_id IN (SELECT value FROM json_each(?))";
+      const acl = aclCondition(viewer, "acl_id");
       const where = parentId === null ? "parent_id IS NULL AND home_of IS NULL" : "parent_id = ?";
       const stmt = sqlite.prepare<unknown[], ListingRow>(
-        `SELECT ${LISTING_COLUMNS} FROM files WHERE organization_id = ? AND ${where} AND is_deleted = 0 AND ${acl}`,
+        `SELECT ${LISTING_COLUMNS} FROM files WHERE organization_id = ? AND ${where} AND is_deleted = 0 AND ${acl.sql}`,
       );
-      return stmt.all(orgId, ...(parentId === null ? [] : [parentId]), viewer.atLeast[1]);
+      return stmt.all(orgId, ...(parentId === null ? [] : [parentId]), ...acl.params);
     },
 
     /** Live children the viewer may read, directories first then by name; `onlyDirs` for directory listings. */

@@ -3,6 +3,7 @@ import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { shares } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
+import { ExpiringSet } from "../../platform/expiring-set.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
 import type { PasswordHasher } from "../../platform/passwords.ts";
 import { type Access, LEVEL } from "../access/access.ts";
@@ -45,7 +46,7 @@ export function createSharesService(deps: {
 }) {
   const { db, tree } = deps;
   /** Passwords checked already, by hash of (share, password): a gallery is many requests. */
-  const passwordOk = new Map<string, number>();
+  const passwordOk = new ExpiringSet(10 * 60_000);
 
   const toDto = (row: ShareRow, target: FileRow | undefined): ShareDto => ({
     id: row.id,
@@ -194,12 +195,11 @@ export function createSharesService(deps: {
       if (share.password_hash && !(password === undefined && proven?.(share))) {
         if (!password) throw new AppError("SHARE_PASSWORD_REQUIRED", "this link needs its password");
         const key = hashSecret(`${share.id}\0${password}\0${share.password_hash}`);
-        if ((passwordOk.get(key) ?? 0) < Date.now()) {
+        if (!passwordOk.has(key)) {
           if (!(await deps.passwords.verify(share.password_hash, password))) {
             throw new AppError("SHARE_PASSWORD_REQUIRED", "wrong password for this link");
           }
-          if (passwordOk.size >= 10_000) passwordOk.delete(passwordOk.keys().next().value!);
-          passwordOk.set(key, Date.now() + 10 * 60_000);
+          passwordOk.add(key);
         }
       }
       db.update(shares).set({ last_accessed_at: nowIso() }).where(eq(shares.id, share.id)).run();

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import { type IncomingMessage, STATUS_CODES } from "node:http";
 import { Readable } from "node:stream";
 import type { Element } from "@xmldom/xmldom";
 import { Hono } from "hono";
@@ -53,19 +53,7 @@ class DavStatus extends Error {
   }
 }
 
-const statusLine = (code: number) => `HTTP/1.1 ${code} ${STATUS_TEXT[code] ?? ""}`.trimEnd();
-const STATUS_TEXT: Record<number, string> = {
-  200: "OK",
-  201: "Created",
-  204: "No Content",
-  403: "Forbidden",
-  404: "Not Found",
-  409: "Conflict",
-  412: "Precondition Failed",
-  423: "Locked",
-  424: "Failed Dependency",
-  507: "Insufficient Storage",
-};
+const statusLine = (code: number) => `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ""}`.trimEnd();
 
 const preconditionBody = (name: string) =>
   `<?xml version="1.0" encoding="utf-8"?>\n<D:error xmlns:D="DAV:"><D:${name}/></D:error>`;

@@ -9,6 +9,7 @@ import { CreatedShareSchema, CreateShareInput, ShareSchema } from "../../domain/
 import type { OpenShare } from "../../domain/shares/shares.service.ts";
 import { AppError } from "../../errors.ts";
 import type { RateLimits } from "../../platform/rate-limiter.ts";
+import { escapeXml } from "../dav/xml.ts";
 import { actorOf, type Env, type Router } from "../env.ts";
 import { sendContent } from "../file-response.ts";
 import { receiveUpload } from "../multipart-upload.ts";
@@ -70,7 +71,7 @@ export function sharesRoutes(ctx: AppContext, guards: Guards): Router {
   return r;
 }
 
-const esc = (v: string) => v.replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+const esc = escapeXml;
 const size = (n: number) =>
   n < 1024
     ? `${n} B`
