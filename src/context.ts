@@ -9,6 +9,7 @@ import type { FilesService } from "./domain/files/files.service.ts";
 import type { TrashService } from "./domain/files/trash.service.ts";
 import type { MediaService } from "./domain/playback/media.service.ts";
 import type { PlaybackService } from "./domain/playback/playback.service.ts";
+import type { StreamingService } from "./domain/playback/streaming.service.ts";
 import type { ThumbnailService } from "./domain/playback/thumbnails.service.ts";
 import type { SearchService } from "./domain/search/search.service.ts";
 import type { SettingsService } from "./domain/settings/settings.service.ts";
@@ -38,6 +39,7 @@ export interface Services extends AccountServices {
   playback: PlaybackService;
   media: MediaService;
   thumbnails: ThumbnailService;
+  streaming: StreamingService;
   suggestions: SuggestionsService;
   streamTokens: StreamTokens;
 }

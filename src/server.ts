@@ -11,8 +11,10 @@ import { createStreamTokens } from "./domain/auth/stream-tokens.ts";
 import { createTokenSigner } from "./domain/auth/tokens.ts";
 import { createDavService } from "./domain/dav/dav.service.ts";
 import { createFileServices } from "./domain/files/area.ts";
+import { createConversions } from "./domain/playback/conversions.ts";
 import { createMediaService } from "./domain/playback/media.service.ts";
 import { createPlaybackService } from "./domain/playback/playback.service.ts";
+import { createStreamingService } from "./domain/playback/streaming.service.ts";
 import { createThumbnailService } from "./domain/playback/thumbnails.service.ts";
 import { createSearchService } from "./domain/search/search.service.ts";
 import { createSettingsRepo } from "./domain/settings/settings.repo.ts";
@@ -25,6 +27,7 @@ import { createWatchedService } from "./domain/watched/watched.service.ts";
 import { createApp } from "./http/app.ts";
 import { withSecurityHeaders } from "./http/middleware/security-headers.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { DiskCache } from "./platform/disk-cache.ts";
 import { freeBytes } from "./platform/disk-space.ts";
 import { createMediaTools } from "./platform/ffmpeg.ts";
 import { dataDirWritable, HealthRegistry, probeCheck } from "./platform/health.ts";
@@ -35,6 +38,7 @@ import { createMetrics } from "./platform/metrics.ts";
 import { createPasswordHasher } from "./platform/passwords.ts";
 import { createRateLimits } from "./platform/rate-limiter.ts";
 import { nativeAddons } from "./platform/sea.ts";
+import { createWorkDir } from "./platform/work-dir.ts";
 import { rpcContextValues } from "./rpc/call-context.ts";
 import { withRpcCors } from "./rpc/cors.ts";
 import { rpcRoutes } from "./rpc/routes.ts";
@@ -102,6 +106,16 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     metrics,
     ensureHome: storage.grants.ensureHome,
   });
+  const media = createMediaService({ openPlayable: storage.files.openPlayable, tools: mediaTools, metrics });
+  const conversions = createConversions({
+    work: createWorkDir(join(dataDir, "transcodes")),
+    spawn: mediaTools.spawnFfmpeg,
+    maxRunning: cfg.media.max_transcodes,
+    idleMs: cfg.media.transcode_idle_seconds * 1000,
+    maxBytes: cfg.media.transcode_cache_max_bytes,
+    hwaccel: cfg.media.hwaccel,
+    log,
+  });
   const services: Services = {
     files: storage.files,
     directories: storage.directories,
@@ -122,7 +136,17 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       grants: storage.grants,
     }),
     playback: createPlaybackService({ db, access: storage.access }),
-    media: createMediaService({ openMedia: storage.files.openMedia, tools: mediaTools, metrics }),
+    media,
+    streaming: createStreamingService({
+      db,
+      access: storage.access,
+      openPlayable: storage.files.openPlayable,
+      openContent: storage.files.openContent,
+      media,
+      tools: mediaTools,
+      conversions,
+      subtitleCache: new DiskCache(join(dataDir, "subtitles"), 256 * 1024 * 1024, ".vtt"),
+    }),
     thumbnails: createThumbnailService({
       openContent: storage.files.openContent,
       tools: mediaTools,
@@ -213,6 +237,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     async close() {
       await listener?.close(cfg.server.shutdown_timeout * 1000);
       await services.watched.close();
+      await conversions.close();
       db.$client.close();
     },
   };

@@ -151,6 +151,16 @@ export const configSchema = z.object({
       ffprobe_path: z.string().default("ffprobe"),
       /** Disk space for thumbnails (DATA_DIR/thumbnails); the least recently used go first. */
       thumbnail_cache_max_bytes: int(1024 * 1024, Number.MAX_SAFE_INTEGER).default(1024 * 1024 * 1024),
+      /** Video/audio conversions (HLS remux or transcode) running at once; more wait or get 503. */
+      max_transcodes: int(1, 64).default(2),
+      /** A conversion nobody has asked a segment of for this long (seconds) is stopped. */
+      transcode_idle_seconds: int(10, 3600).default(60),
+      /** Disk space for conversions' segments (DATA_DIR/transcodes); the segments furthest behind their players go first. */
+      transcode_cache_max_bytes: int(64 * 1024 * 1024, Number.MAX_SAFE_INTEGER).default(
+        10 * 1024 * 1024 * 1024,
+      ),
+      /** Hardware H.264 encoder for transcodes: none (libx264), vaapi (/dev/dri/renderD128), qsv or nvenc. */
+      hwaccel: z.enum(["none", "vaapi", "qsv", "nvenc"]).default("none"),
     })
     .strict()
     .prefault({}),

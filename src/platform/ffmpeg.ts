@@ -1,7 +1,26 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { setPriority } from "node:os";
+import { createInterface } from "node:readline";
 import { fileTypeFromFile } from "file-type";
 import type { Logger } from "../log.ts";
 import type { HealthCheck } from "./health.ts";
+
+/** One stream of a media file, as ffprobe reports it. */
+export interface MediaStream {
+  /** ffprobe's stream index (what `-map 0:<index>` selects). */
+  index: number;
+  type: "video" | "audio" | "subtitle" | "other";
+  codec: string;
+  /** ISO 639 code when tagged (letters only, lower case). */
+  language?: string;
+  title?: string;
+  channels?: number;
+  width?: number;
+  height?: number;
+  default: boolean;
+  /** An attached picture (cover art in a music file), not a video track. */
+  picture: boolean;
+}
 
 /** What ffprobe says about a media file (fields absent when unknown). */
 export interface MediaInfo {
@@ -9,6 +28,8 @@ export interface MediaInfo {
   format?: string;
   video?: { codec: string; width?: number; height?: number };
   audio?: { codec: string; channels?: number };
+  /** Every stream, in file order. */
+  streams: MediaStream[];
 }
 
 export interface RunResult {
@@ -221,6 +242,88 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
       return undefined;
     },
 
+    /**
+     * Times (seconds from the start of the file) of the first video stream's
+     * keyframes, read from packet flags without decoding; undefined when
+     * ffprobe fails or takes longer than `timeoutMs` (a slow disk, a huge file).
+     */
+    async keyframes(absPath: string, timeoutMs: number): Promise<number[] | undefined> {
+      if (!state.ffprobe) return undefined;
+      const demuxer = await demuxerOf(absPath);
+      if (!demuxer) return undefined;
+      const args = [
+        "-v",
+        "error",
+        "-select_streams",
+        "v:0",
+        "-show_entries",
+        "packet=pts_time,flags",
+        "-of",
+        "csv=p=0",
+        ...inputArgs(absPath, demuxer),
+      ];
+      return new Promise((resolve) => {
+        const child = spawn(cfg.ffprobe_path, args, {
+          stdio: ["ignore", "pipe", "ignore"],
+          timeout: timeoutMs,
+          killSignal: "SIGKILL",
+        });
+        const times: number[] = [];
+        createInterface({ input: child.stdout }).on("line", (line) => {
+          // "12.345000,K__": only keyframes are kept (a film has ~1 per 2-10 s).
+          const comma = line.indexOf(",");
+          if (comma > 0 && line.charCodeAt(comma + 1) === 75 /* K */) {
+            const t = Number(line.slice(0, comma));
+            if (Number.isFinite(t)) times.push(t);
+          }
+        });
+        child.on("error", () => resolve(undefined));
+        child.on("close", (code, sig) =>
+          resolve(code === 0 && !sig ? times.sort((a, b) => a - b) : undefined),
+        );
+      });
+    },
+
+    /**
+     * A subtitle stream as WebVTT: stream `streamIndex` of a media file, or a
+     * whole subtitle file read with `demuxer` (ass, srt, webvtt). Undefined
+     * when ffmpeg fails (an image-based stream, a broken file).
+     */
+    async subtitleVtt(
+      absPath: string,
+      source: { streamIndex: number } | { demuxer: "ass" | "srt" | "webvtt" },
+    ): Promise<Buffer | undefined> {
+      if (!state.ffmpeg) return undefined;
+      const demuxer = "demuxer" in source ? source.demuxer : await demuxerOf(absPath);
+      if (!demuxer) return undefined;
+      const map = "streamIndex" in source ? `0:${source.streamIndex}` : "0:s:0";
+      const args = ["-v", "error", "-nostdin", ...inputArgs(absPath, demuxer), "-map", map];
+      return runBinary(cfg.ffmpeg_path, [...args, "-c:s", "webvtt", "-f", "webvtt", "pipe:1"], {
+        timeoutMs: 120_000,
+      }).catch(() => undefined);
+    },
+
+    /**
+     * Starts ffmpeg with `args` (built by the caller from inputArgs() and
+     * fixed option names only) at a lower CPU priority than the server, so a
+     * conversion never starves requests; undefined without ffmpeg.
+     */
+    spawnFfmpeg(args: string[], cwd: string): FfmpegProcess | undefined {
+      if (!state.ffmpeg) return undefined;
+      const child = spawn(cfg.ffmpeg_path, ["-v", "error", "-nostdin", ...args], {
+        cwd,
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      if (child.pid !== undefined) {
+        try {
+          setPriority(child.pid, 10);
+        } catch {
+          // Not permitted here: it runs at the server's priority.
+        }
+      }
+      return wrapProcess(child);
+    },
+
     /** Probes a host file; undefined when ffprobe is missing or cannot read it. */
     async probe(absPath: string, signal?: AbortSignal): Promise<MediaInfo | undefined> {
       if (!state.ffprobe) return undefined;
@@ -236,11 +339,35 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
 }
 
 interface ProbeStream {
+  index?: number;
   codec_type?: string;
   codec_name?: string;
   width?: number;
   height?: number;
   channels?: number;
+  disposition?: { default?: number; attached_pic?: number };
+  tags?: { language?: string; title?: string };
+}
+
+const STREAM_TYPES = new Set(["video", "audio", "subtitle"]);
+
+function toStream(s: ProbeStream, i: number): MediaStream {
+  const type = STREAM_TYPES.has(s.codec_type ?? "") ? (s.codec_type as MediaStream["type"]) : "other";
+  const lang = s.tags?.language?.toLowerCase();
+  const stream: MediaStream = {
+    index: Number.isInteger(s.index) ? (s.index as number) : i,
+    type,
+    codec: s.codec_name ?? "unknown",
+    default: s.disposition?.default === 1,
+    picture: s.disposition?.attached_pic === 1,
+  };
+  // "und" is ffmpeg's "undetermined"; anything but letters is not a language code.
+  if (lang && lang !== "und" && /^[a-z]{2,3}(-[a-z0-9]{2,8})?$/.test(lang)) stream.language = lang;
+  if (s.tags?.title) stream.title = s.tags.title.slice(0, 200);
+  if (s.channels) stream.channels = s.channels;
+  if (s.width) stream.width = s.width;
+  if (s.height) stream.height = s.height;
+  return stream;
 }
 
 /** Reads ffprobe's JSON; tolerant of missing fields. */
@@ -251,11 +378,11 @@ export function parseProbe(json: string): MediaInfo | undefined {
   } catch {
     return undefined;
   }
-  const info: MediaInfo = {};
+  const info: MediaInfo = { streams: (parsed.streams ?? []).map(toStream) };
   const duration = Number(parsed.format?.duration);
   if (Number.isFinite(duration) && duration >= 0) info.duration_seconds = duration;
   if (parsed.format?.format_name) info.format = parsed.format.format_name;
-  const v = parsed.streams?.find((s) => s.codec_type === "video");
+  const v = parsed.streams?.find((s) => s.codec_type === "video" && s.disposition?.attached_pic !== 1);
   if (v?.codec_name) info.video = { codec: v.codec_name, width: v.width, height: v.height };
   const a = parsed.streams?.find((s) => s.codec_type === "audio");
   if (a?.codec_name) info.audio = { codec: a.codec_name, channels: a.channels };
@@ -263,3 +390,42 @@ export function parseProbe(json: string): MediaInfo | undefined {
 }
 
 export type MediaTools = ReturnType<typeof createMediaTools>;
+
+/** A running ffmpeg that can be paused (SIGSTOP), resumed and stopped. */
+export interface FfmpegProcess {
+  /** Resolves with the exit code (null when stopped by a signal). */
+  readonly exited: Promise<number | null>;
+  /** The last ~4 KiB of ffmpeg's error output (for the log). */
+  stderrTail(): string;
+  pause(): void;
+  resume(): void;
+  stop(): void;
+}
+
+function wrapProcess(child: ChildProcess): FfmpegProcess {
+  let tail = "";
+  let running = true;
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    tail = (tail + d).slice(-4096);
+  });
+  const exited = new Promise<number | null>((resolve) => {
+    child.on("error", () => resolve(null));
+    child.on("close", (code) => {
+      running = false;
+      resolve(code);
+    });
+  });
+  const signal = (sig: NodeJS.Signals) => {
+    if (running) child.kill(sig);
+  };
+  return {
+    exited,
+    stderrTail: () => tail,
+    pause: () => signal("SIGSTOP"),
+    resume: () => signal("SIGCONT"),
+    stop: () => {
+      // A paused process must be woken to die cleanly; SIGKILL works either way.
+      signal("SIGKILL");
+    },
+  };
+}

@@ -22,7 +22,7 @@ import {
   UpdateFileInput,
   ZipSelectionInput,
 } from "./files.schemas.ts";
-import { isTextual, STREAMABLE } from "./mime.ts";
+import { isPlayable, isTextual, STREAMABLE } from "./mime.ts";
 import { normalizeName } from "./names.ts";
 import { createUpload } from "./upload.ts";
 
@@ -177,6 +177,15 @@ export function createFilesService(deps: FilesDeps) {
       const content = await openContent(actor, id, opts);
       if (!STREAMABLE.has(content.row.mime_type)) {
         throw new AppError("VALIDATION", `not a streamable media type (${content.row.mime_type})`);
+      }
+      return content;
+    },
+
+    /** Any audio or video file (what playback converts when needed); 400 for other types. */
+    async openPlayable(actor: Actor, id: string): Promise<OpenedContent> {
+      const content = await openContent(actor, id, { verify: false });
+      if (!isPlayable(content.row.mime_type)) {
+        throw new AppError("VALIDATION", `not an audio or video file (${content.row.mime_type})`);
       }
       return content;
     },

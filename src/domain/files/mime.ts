@@ -25,6 +25,11 @@ export const STREAMABLE = new Set([
   "audio/x-m4a",
 ]);
 
+/** Audio and video types: what playback accepts (converting when the client cannot play them). */
+export function isPlayable(mime: string): boolean {
+  return mime.startsWith("video/") || mime.startsWith("audio/");
+}
+
 /** True for the types /content returns as text: text/* and JSON. */
 export function isTextual(mime: string): boolean {
   return (

@@ -21,7 +21,7 @@ const FAILURE_TTL_MS = 60_000;
  * the machine: 503 ERR_UNAVAILABLE, and everything else keeps working.
  */
 export function createMediaService(deps: {
-  openMedia: (actor: Actor, id: string) => Promise<OpenedContent>;
+  openPlayable: (actor: Actor, id: string) => Promise<OpenedContent>;
   tools: MediaTools;
   metrics: Metrics;
 }) {
@@ -35,22 +35,28 @@ export function createMediaService(deps: {
     return info;
   }
 
+  /** What ffprobe says about an opened file (cached per version; 503 without ffmpeg, 400 when unreadable). */
+  async function probeContent(content: OpenedContent): Promise<MediaInfo> {
+    if (!deps.tools.available) throw new AppError("UNAVAILABLE", "media probing is off (ffmpeg missing)");
+    const key = `${content.row.id}:${content.etag}`;
+    const hit = cache.get(key);
+    if (hit) {
+      // Least recently used goes first: a hit moves to the end.
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    const info = await queue.run(key, () => probe(content.path));
+    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
+    cache.set(key, info);
+    return info;
+  }
+
   return {
+    probe: probeContent,
+    /** What ffprobe says about an audio or video file the actor may read. */
     async info(actor: Actor, id: string): Promise<MediaInfo> {
-      const content = await deps.openMedia(actor, id);
-      if (!deps.tools.available) throw new AppError("UNAVAILABLE", "media probing is off (ffmpeg missing)");
-      const key = `${content.row.id}:${content.etag}`;
-      const hit = cache.get(key);
-      if (hit) {
-        // Least recently used goes first: a hit moves to the end.
-        cache.delete(key);
-        cache.set(key, hit);
-        return hit;
-      }
-      const info = await queue.run(key, () => probe(content.path));
-      if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
-      cache.set(key, info);
-      return info;
+      return probeContent(await deps.openPlayable(actor, id));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { files, playbackPositions } from "../../db/schema.ts";
 import type { AccessView } from "../access/access.ts";
@@ -23,6 +23,23 @@ export function createPlaybackRepo(db: Db) {
         .from(files)
         .where(and(eq(files.organization_id, orgId), eq(files.id, id), eq(files.is_deleted, false)))
         .get(),
+    /** Live files next to `row` whose names start with `prefix` (sidecar subtitles), by name. */
+    siblingsStartingWith: (row: FileRow, prefix: string) =>
+      db
+        .select()
+        .from(files)
+        .where(
+          and(
+            eq(files.organization_id, row.organization_id),
+            row.parent_id === null ? isNull(files.parent_id) : eq(files.parent_id, row.parent_id),
+            eq(files.is_deleted, false),
+            eq(files.type, "file"),
+            sql`substr(${files.name}, 1, ${[...prefix].length}) = ${prefix}`,
+          ),
+        )
+        .orderBy(asc(files.name))
+        .limit(50)
+        .all(),
     get: (orgId: string, userId: string, fileId: string) =>
       db
         .select()

@@ -5,6 +5,7 @@ import { DiskCache } from "../../platform/disk-cache.ts";
 import type { MediaTools } from "../../platform/ffmpeg.ts";
 import { loadSharp, THUMBNAIL_IMAGE_TYPES, webpThumbnail } from "../../platform/images.ts";
 import { createJobQueue } from "../../platform/job-queue.ts";
+import { readCoverArt } from "../../platform/music.ts";
 import type { Actor } from "../actor.ts";
 import type { OpenedContent } from "../files/content.ts";
 
@@ -19,8 +20,8 @@ export interface Thumbnail {
 }
 
 /**
- * Thumbnails of images (sharp; never SVG) and poster frames of videos
- * (ffmpeg), as WebP, cached on disk under DATA_DIR/thumbnails by content
+ * Thumbnails of images (sharp; never SVG), poster frames of videos (ffmpeg)
+ * and the cover art embedded in music files (music-metadata), as WebP, cached on disk under DATA_DIR/thumbnails by content
  * version and size, at most `cacheMaxBytes` (least recently used evicted).
  * At most CONCURRENCY are made at once, and the same thumbnail asked twice
  * meanwhile is made once.
@@ -41,6 +42,11 @@ export function createThumbnailService(deps: {
       const frame = await deps.tools.posterFrame(content.path);
       if (!frame) throw new AppError("VALIDATION", "no frame could be read from this video");
       return webpThumbnail(frame, size);
+    }
+    if (type.startsWith("audio/")) {
+      const cover = await readCoverArt(content.path);
+      if (!cover) throw new AppError("VALIDATION", "this music file has no cover art");
+      return webpThumbnail(cover, size);
     }
     throw new AppError("VALIDATION", `no thumbnail for ${type} files`);
   }

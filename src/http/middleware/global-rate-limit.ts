@@ -27,8 +27,10 @@ export function globalRateLimit(opts: GlobalRateLimitOptions): MiddlewareHandler
     if (opts.exempt(c.req.path)) return next();
     const ip = c.get("clientIp");
     const headers = { get: (n: string) => c.req.header(n) };
-    if (c.req.query("st") !== undefined && !hasCredential(headers)) {
-      // A stream token (?st=): streamTokenAuth counts a valid one against its
+    // HLS playlists and segments below a master playlist carry it in the path (/hls/t/<st>/…).
+    const streamToken = c.req.query("st") !== undefined || c.req.path.includes("/hls/t/");
+    if (streamToken && !hasCredential(headers)) {
+      // A stream token: streamTokenAuth counts a valid one against its
       // user's media budget. Anything else (a bad token, a route that takes
       // none) is anonymous traffic and costs the address, counted afterwards.
       await next();

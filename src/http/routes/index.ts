@@ -17,6 +17,7 @@ import { searchRoutes } from "./search.ts";
 import { settingsRoutes } from "./settings.ts";
 import { sharesRoutes } from "./shares.ts";
 import { streamTokenRoutes } from "./stream-token.ts";
+import { streamingRoutes } from "./streaming.ts";
 import { tagsRoutes } from "./tags.ts";
 import { trashRoutes } from "./trash.ts";
 import { uploadsRoutes } from "./uploads.ts";
@@ -46,6 +47,7 @@ export function mountRoutes(app: Router, ctx: AppContext, guards: Guards): void 
     watchedFoldersRoutes(ctx, guards),
     filesystemRoutes(ctx, guards),
     playbackRoutes(ctx, guards),
+    streamingRoutes(ctx, guards),
     settingsRoutes(ctx, guards),
     streamTokenRoutes(ctx, guards),
   ];

@@ -8,9 +8,10 @@ import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
 
 const StreamTokenSchema = z
   .object({
-    token: z
-      .string()
-      .openapi({ description: "Pass as `?st=` to /files/{id}/stream or /files/{id}/download" }),
+    token: z.string().openapi({
+      description:
+        "Pass as `?st=` to /files/{id}/stream, /download, /playback-info, /hls/… or /subtitles/… of this file",
+    }),
     expires_at: z.string().openapi({ example: "2026-01-01T06:00:00.000Z" }),
   })
   .openapi("StreamToken");
@@ -22,8 +23,8 @@ const issueRoute = createRoute({
   summary: "A short-lived token that lets a media element or link read this one file",
   description:
     "Browsers cannot send an Authorization header from `<video src>` or `<a download>`. The token (about 6 h) " +
-    "is accepted only as the `st` query parameter of GET /files/{id}/stream and GET /files/{id}/download " +
-    "of the same file, and nowhere else.",
+    "is accepted only as the `st` query parameter of the read-only GETs of the same file (stream, download, " +
+    "playback-info, HLS playlists and segments, subtitles; a folder's: its zip), and nowhere else.",
   security: SECURED,
   request: { params: IdParam },
   responses: {
@@ -47,7 +48,8 @@ export function streamTokenRoutes(ctx: AppContext, guards: Guards): Router {
  * Authentication for GET /files/:id/stream and /files/:id/download: with a
  * `st` query parameter, the stream token must be valid for that very `:id`
  * and the caller becomes a read-only actor (`file:read`) of the token's user;
- * without one, `fallback` (the usual guard) runs. Only those two routes use it.
+ * without one, `fallback` (the usual guard) runs. Only read-only GETs of one
+ * file use it (stream, download, playback, a folder's zip).
  */
 export function streamTokenAuth(
   ctx: AppContext,
@@ -55,7 +57,8 @@ export function streamTokenAuth(
 ): MiddlewareHandler<Env> {
   const fallback = guards.media("file:read");
   return async function streamTokenAuthMiddleware(c, next) {
-    const st = c.req.query("st");
+    // HLS media playlists and segments carry it in the path (/hls/t/<st>/…), everything else in the query.
+    const st = c.req.param("st") ?? c.req.query("st");
     if (st === undefined) return fallback(c, next);
     // A bad token is anonymous traffic: the global limit counts it (it sees no actor).
     const actor = await ctx.services.streamTokens.authenticate(st, c.req.param("id") ?? "");

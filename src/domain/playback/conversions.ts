@@ -1,0 +1,311 @@
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { AppError } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import type { FfmpegProcess } from "../../platform/ffmpeg.ts";
+import type { WorkDir } from "../../platform/work-dir.ts";
+import { type HwAccel, type Layout, type StreamPlan, segmentArgs } from "./stream-plan.ts";
+
+/**
+ * Running conversions (remux or transcode into HLS segments), one per file
+ * version and plan, shared by everyone watching it.
+ *
+ * A segment is served once its conversion has finished it. A request for a
+ * segment the running conversion will not reach soon (a seek) restarts
+ * ffmpeg at that segment, so a seek to minute 90 waits for one segment, not
+ * for 90 minutes of conversion. Bounds:
+ * - at most `maxRunning` ffmpeg processes; a new one stops the least
+ *   recently asked-for conversion idle for IDLE_FOR_SLOT_MS, else 503;
+ * - a conversion runs at most AHEAD_PAUSE segments ahead of its player,
+ *   then pauses (SIGSTOP) until the player comes within AHEAD_RESUME;
+ * - a conversion nobody asked a segment of for `idleMs` is stopped and its
+ *   files removed;
+ * - its segments together stay under `maxBytes`: the ones furthest behind
+ *   their players go first.
+ */
+
+/** How far ahead of the segment asked for the running conversion may be and still be waited for. */
+const WAIT_AHEAD = 3;
+const AHEAD_PAUSE = 20;
+const AHEAD_RESUME = 10;
+/** A conversion that long without requests can give its slot to another. */
+const IDLE_FOR_SLOT_MS = 15_000;
+/** Longest wait for one segment before answering 503. */
+const SEGMENT_WAIT_MS = 60_000;
+const TICK_MS = 200;
+
+export interface ConversionInput {
+  /** File id and content version: a new version converts anew. */
+  fileId: string;
+  etag: string;
+  plan: StreamPlan;
+  planKey: string;
+  layout: Layout;
+  absPath: string;
+  demuxer: string;
+  height?: number;
+}
+
+interface Job {
+  key: string;
+  name: string;
+  dir: string;
+  input: ConversionInput;
+  /** Finished segments and their sizes in bytes. */
+  done: Map<number, number>;
+  proc?: FfmpegProcess;
+  runFrom: number;
+  runId: number;
+  listFile: string;
+  paused: boolean;
+  failed?: string;
+  lastRequested: number;
+  lastAccess: number;
+  ticking: boolean;
+}
+
+export interface ConversionsOptions {
+  work: WorkDir;
+  spawn: (args: string[], cwd: string) => FfmpegProcess | undefined;
+  maxRunning: number;
+  idleMs: number;
+  maxBytes: number;
+  hwaccel: HwAccel;
+  log: Logger;
+  onStart?: (mode: string) => void;
+}
+
+export function createConversions(opts: ConversionsOptions) {
+  const jobs = new Map<string, Job>();
+  let totalBytes = 0;
+  const sweeper = setInterval(() => void sweep(), 5_000);
+  sweeper.unref();
+
+  const running = () => [...jobs.values()].filter((j) => j.proc);
+
+  async function stopJob(job: Job, remove: boolean): Promise<void> {
+    job.proc?.stop();
+    job.proc = undefined;
+    job.paused = false;
+    if (remove) {
+      jobs.delete(job.key);
+      for (const size of job.done.values()) totalBytes -= size;
+      job.done.clear();
+      await opts.work.remove(job.name);
+    }
+  }
+
+  /** Stops idle conversions. */
+  async function sweep(): Promise<void> {
+    const now = Date.now();
+    for (const job of [...jobs.values()]) {
+      if (now - job.lastAccess > opts.idleMs) {
+        opts.log.debug({ file: job.input.fileId, plan: job.input.planKey }, "conversion idle: stopped");
+        await stopJob(job, true);
+      }
+    }
+  }
+
+  /** Reads the segments ffmpeg has finished (its list file) and applies the bounds. */
+  async function refresh(job: Job): Promise<void> {
+    const listed = await opts.work.text(join(job.dir, job.listFile));
+    for (const line of listed.split("\n")) {
+      const m = /^seg-(\d+)\.ts,/.exec(line);
+      if (!m) continue;
+      const n = Number(m[1]);
+      if (job.done.has(n)) continue;
+      const size = (await opts.work.size(join(job.dir, `seg-${n}.ts`))) ?? 0;
+      job.done.set(n, size);
+      totalBytes += size;
+    }
+    const highest = Math.max(-1, ...[...job.done.keys()].filter((n) => n >= job.runFrom));
+    if (job.proc && !job.paused && highest - job.lastRequested >= AHEAD_PAUSE) {
+      job.proc.pause();
+      job.paused = true;
+    } else if (job.proc && job.paused && highest - job.lastRequested < AHEAD_RESUME) {
+      job.proc.resume();
+      job.paused = false;
+    }
+    if (totalBytes > opts.maxBytes) await trim();
+  }
+
+  /** Removes segments behind their players, furthest first, until under the cap. */
+  async function trim(): Promise<void> {
+    const behind: { job: Job; n: number; size: number; distance: number }[] = [];
+    for (const job of jobs.values()) {
+      for (const [n, size] of job.done) {
+        if (n < job.lastRequested - 1) behind.push({ job, n, size, distance: job.lastRequested - n });
+      }
+    }
+    behind.sort((a, b) => b.distance - a.distance);
+    for (const b of behind) {
+      if (totalBytes <= opts.maxBytes) return;
+      b.job.done.delete(b.n);
+      totalBytes -= b.size;
+      await opts.work.removeFile(join(b.job.dir, `seg-${b.n}.ts`));
+    }
+    // Still over: pause the conversions that are ahead (they resume as players catch up).
+    for (const job of jobs.values()) {
+      if (job.proc && !job.paused) {
+        job.proc.pause();
+        job.paused = true;
+      }
+    }
+  }
+
+  /** Keeps reading a job's progress while it runs. */
+  function tick(job: Job): void {
+    if (job.ticking) return;
+    job.ticking = true;
+    const loop = async () => {
+      while (job.proc && jobs.get(job.key) === job) {
+        await refresh(job);
+        await new Promise((r) => setTimeout(r, TICK_MS));
+      }
+      job.ticking = false;
+    };
+    void loop();
+  }
+
+  async function freeSlot(except: Job): Promise<void> {
+    const others = running().filter((j) => j !== except);
+    if (others.length < opts.maxRunning) return;
+    const idle = others
+      .filter((j) => Date.now() - j.lastAccess > IDLE_FOR_SLOT_MS)
+      .sort((a, b) => a.lastAccess - b.lastAccess)[0];
+    if (!idle) {
+      throw new AppError(
+        "UNAVAILABLE",
+        `the server is already converting ${opts.maxRunning} videos; try again when one of them stops`,
+      );
+    }
+    await stopJob(idle, false);
+  }
+
+  async function start(job: Job, from: number): Promise<void> {
+    await freeSlot(job);
+    await stopJob(job, false);
+    job.runId++;
+    job.runFrom = from;
+    job.failed = undefined;
+    job.listFile = `list-${job.runId}.csv`;
+    // The new run rewrites the segments from `from` on: none of them counts as finished until it has.
+    for (const [n, size] of [...job.done]) {
+      if (n >= from) {
+        job.done.delete(n);
+        totalBytes -= size;
+      }
+    }
+    const args = segmentArgs({
+      plan: job.input.plan,
+      layout: job.input.layout,
+      from,
+      absPath: job.input.absPath,
+      demuxer: job.input.demuxer,
+      listFile: job.listFile,
+      hwaccel: opts.hwaccel,
+      height: job.input.height,
+    });
+    const proc = opts.spawn(args, job.dir);
+    if (!proc) throw new AppError("UNAVAILABLE", "video conversion is off (ffmpeg missing)");
+    job.proc = proc;
+    opts.onStart?.(job.input.plan.mode);
+    const runId = job.runId;
+    void proc.exited.then(async (code) => {
+      if (job.runId !== runId) return;
+      await refresh(job);
+      job.proc = undefined;
+      job.paused = false;
+      if (code !== 0 && code !== null) {
+        job.failed =
+          proc.stderrTail().trim().split("\n").slice(-3).join(" | ") || `ffmpeg exited with ${code}`;
+        opts.log.warn(
+          { file: job.input.fileId, plan: job.input.planKey, err: job.failed },
+          "conversion failed",
+        );
+      }
+    });
+    tick(job);
+  }
+
+  async function jobFor(input: ConversionInput): Promise<Job> {
+    const key = `${input.fileId}:${input.etag}:${input.planKey}`;
+    const found = jobs.get(key);
+    if (found) return found;
+    const name = createHash("sha256").update(key).digest("hex").slice(0, 24);
+    const job: Job = {
+      key,
+      name,
+      dir: await opts.work.make(name),
+      input,
+      done: new Map(),
+      runFrom: 0,
+      runId: 0,
+      listFile: "",
+      paused: false,
+      lastRequested: 0,
+      lastAccess: Date.now(),
+      ticking: false,
+    };
+    // Two requests may have raced to create it: the first one wins.
+    const raced = jobs.get(key);
+    if (raced) return raced;
+    jobs.set(key, job);
+    return job;
+  }
+
+  return {
+    /**
+     * The path of segment `n` of `input`, once converted: waits for the
+     * running conversion when it is about to reach it, restarts it there
+     * otherwise. 503 when no conversion slot is free, ffmpeg fails, or the
+     * segment takes longer than a minute.
+     */
+    async segment(input: ConversionInput, n: number): Promise<string> {
+      const job = await jobFor(input);
+      job.lastAccess = Date.now();
+      job.lastRequested = n;
+      const path = join(job.dir, `seg-${n}.ts`);
+      if (job.done.has(n)) {
+        if (job.paused) await refresh(job);
+        return path;
+      }
+      const highest = Math.max(job.runFrom - 1, ...[...job.done.keys()].filter((k) => k >= job.runFrom));
+      const reachable = job.proc && n >= job.runFrom && n <= highest + WAIT_AHEAD;
+      if (!reachable) await start(job, n);
+      else if (job.paused) {
+        job.proc?.resume();
+        job.paused = false;
+      }
+      const deadline = Date.now() + SEGMENT_WAIT_MS;
+      for (;;) {
+        if (job.done.has(n)) return path;
+        if (!job.proc) {
+          await refresh(job);
+          if (job.done.has(n)) return path;
+          throw new AppError(
+            "UNAVAILABLE",
+            `the conversion of this file failed${job.failed ? `: ${job.failed}` : ""}`,
+          );
+        }
+        if (Date.now() > deadline) throw new AppError("UNAVAILABLE", "the conversion is too slow; try again");
+        await new Promise((r) => setTimeout(r, TICK_MS / 2));
+        job.lastAccess = Date.now();
+      }
+    },
+
+    /** Conversions now (for /health and the tests). */
+    stats(): { jobs: number; running: number; bytes: number } {
+      return { jobs: jobs.size, running: running().length, bytes: totalBytes };
+    },
+
+    /** Stops every conversion and removes their files (server stop). */
+    async close(): Promise<void> {
+      clearInterval(sweeper);
+      for (const job of [...jobs.values()]) await stopJob(job, true);
+      opts.work.clear();
+    },
+  };
+}
+
+export type Conversions = ReturnType<typeof createConversions>;

@@ -1,0 +1,351 @@
+import { createHash } from "node:crypto";
+import type { Db } from "../../db/client.ts";
+import { AppError, notFound } from "../../errors.ts";
+import type { DiskCache } from "../../platform/disk-cache.ts";
+import { demuxerOf, type MediaInfo, type MediaTools } from "../../platform/ffmpeg.ts";
+import { createJobQueue } from "../../platform/job-queue.ts";
+import { type MusicTags, readMusicTags } from "../../platform/music.ts";
+import { type Access, LEVEL } from "../access/access.ts";
+import type { Actor } from "../actor.ts";
+import type { OpenedContent } from "../files/content.ts";
+import { STREAMABLE } from "../files/mime.ts";
+import { parseInput } from "../parse-input.ts";
+import type { Conversions } from "./conversions.ts";
+import type { MediaService } from "./media.service.ts";
+import { createPlaybackRepo, type FileRow } from "./playback.repo.ts";
+import { type PlaybackInfoDto, PlaybackQuery, type PlaybackQueryInput } from "./playback.schemas.ts";
+import {
+  audioStreams,
+  BROWSER_CODECS,
+  decide,
+  gridLayout,
+  keyframeLayout,
+  type Layout,
+  planKey,
+  SEGMENT_SECONDS,
+  type StreamPlan,
+  segmentEnd,
+  videoStream,
+} from "./stream-plan.ts";
+import {
+  asVtt,
+  decodeSubtitle,
+  SIDECAR_BASE,
+  type SidecarFormat,
+  sidecarOf,
+  srtToVtt,
+  stemOf,
+  TEXT_SUBTITLE_CODECS,
+} from "./subtitles.ts";
+
+/** Longest keyframe scan of a file before giving up copying its video (it is converted instead). */
+const KEYFRAME_SCAN_MS = 60_000;
+/** Largest sidecar subtitle read. */
+const MAX_SUBTITLE_BYTES = 8 * 1024 * 1024;
+const LAYOUT_CACHE_MAX = 500;
+
+interface Sidecar {
+  index: number;
+  row: FileRow;
+  format: SidecarFormat;
+  language?: string;
+  label?: string;
+}
+
+/**
+ * Playback of any audio or video file: what plays it (playback-info), HLS
+ * playlists and segments for files the client cannot play as they are
+ * (remux or transcode through `conversions`), subtitles as WebVTT (embedded
+ * text streams and sidecar files next to the video), music tags.
+ *
+ * Every entry point opens the file through the files service, so it obeys
+ * the organization and folder grants like a download; sidecars are checked
+ * the same way. One service for REST and RPC.
+ */
+export function createStreamingService(deps: {
+  db: Db;
+  access: Access;
+  openPlayable: (actor: Actor, id: string) => Promise<OpenedContent>;
+  openContent: (actor: Actor, id: string) => Promise<OpenedContent>;
+  media: MediaService;
+  tools: MediaTools;
+  conversions: Conversions;
+  subtitleCache: DiskCache;
+}) {
+  const repo = createPlaybackRepo(deps.db);
+  const layouts = new Map<string, Layout>();
+  const scans = createJobQueue({ concurrency: 1, failureTtlMs: 60_000 });
+  const subtitleJobs = createJobQueue({ concurrency: 2, failureTtlMs: 60_000 });
+
+  const query = (input: unknown): PlaybackQueryInput => parseInput(PlaybackQuery, input ?? {});
+
+  /** The plan for a request, from the file's probe. */
+  function planOf(content: OpenedContent, info: MediaInfo, q: PlaybackQueryInput): StreamPlan {
+    if (q.audio !== undefined && !audioStreams(info).some((s) => s.index === q.audio)) {
+      throw new AppError("VALIDATION", `the file has no audio stream ${q.audio}`);
+    }
+    return decide(info, content.row.mime_type, q.codecs ?? BROWSER_CODECS, q.audio);
+  }
+
+  /** Segments of a plan: a copied video is cut at its keyframes (scanned once per version), else every 6 s. */
+  async function layoutOf(content: OpenedContent, info: MediaInfo, plan: StreamPlan): Promise<Layout> {
+    const duration = info.duration_seconds;
+    if (!duration) throw new AppError("VALIDATION", "the file's duration is unknown: it cannot be converted");
+    if (plan.video?.action !== "copy") return gridLayout(duration);
+    const key = `${content.row.id}:${content.etag}`;
+    const hit = layouts.get(key);
+    if (hit) return hit;
+    const keyframes = await scans.run(key, async () => {
+      const k = await deps.tools.keyframes(content.path, KEYFRAME_SCAN_MS);
+      if (!k || k.length === 0) throw new AppError("UNAVAILABLE", "the video's keyframes could not be read");
+      return k;
+    });
+    const layout = keyframeLayout(keyframes, duration);
+    if (layouts.size >= LAYOUT_CACHE_MAX) layouts.delete(layouts.keys().next().value as string);
+    layouts.set(key, layout);
+    return layout;
+  }
+
+  async function opened(actor: Actor, id: string, input: unknown) {
+    const q = query(input);
+    const content = await deps.openPlayable(actor, id);
+    const info = await deps.media.probe(content);
+    return { q, content, info };
+  }
+
+  /** Query string of the URLs a playlist hands on: same audio, codecs and token. */
+  function carry(q: PlaybackQueryInput, token: string | undefined): string {
+    const p = new URLSearchParams();
+    if (q.audio !== undefined) p.set("audio", String(q.audio));
+    if (q.codecs) p.set("codecs", q.codecs.join(","));
+    if (token) p.set("st", token);
+    const s = p.toString();
+    return s ? `?${s}` : "";
+  }
+
+  function sidecars(actor: Actor, row: FileRow): Sidecar[] {
+    const stem = stemOf(row.name);
+    const found: Sidecar[] = [];
+    for (const sib of repo.siblingsStartingWith(row, `${stem}.`)) {
+      const kind = sidecarOf(stem, sib.name);
+      if (!kind || deps.access.levelOf(actor, sib) < LEVEL.read) continue;
+      found.push({ index: SIDECAR_BASE + found.length, row: sib, ...kind });
+    }
+    return found;
+  }
+
+  async function tagsOf(content: OpenedContent, info: MediaInfo | undefined): Promise<MusicTags | undefined> {
+    const isAudio = content.row.mime_type.startsWith("audio/") || (info && !videoStream(info));
+    return isAudio ? readMusicTags(content.path) : undefined;
+  }
+
+  return {
+    /**
+     * How `id` plays on the client described by `input` (`codecs`, `audio`):
+     * the mode, the streams, the subtitles, and the URLs to play it, each
+     * carrying `token` (a stream token) so players that cannot send headers
+     * can use them. Without ffmpeg: direct, with the reason.
+     */
+    async info(actor: Actor, id: string, input: unknown, token: string): Promise<PlaybackInfoDto> {
+      const q = query(input);
+      const content = await deps.openPlayable(actor, id);
+      const base = `/api/v1/files/${content.row.id}`;
+      const st = `?st=${encodeURIComponent(token)}`;
+      const directUrl = `${base}/${STREAMABLE.has(content.row.mime_type) ? "stream" : "download"}${st}`;
+      const side = sidecars(actor, content.row).map((s) => ({
+        index: s.index,
+        ...(s.language ? { language: s.language } : {}),
+        ...(s.label ? { title: s.label } : {}),
+        format: s.format === "webvtt" ? "webvtt" : s.format === "srt" ? "subrip" : "ass",
+        source: "sidecar" as const,
+        url: `${base}/subtitles/${s.index}.vtt${st}`,
+      }));
+      if (!deps.tools.available) {
+        const tags = await tagsOf(content, undefined);
+        return {
+          mode: "direct",
+          duration: null,
+          container: null,
+          video: null,
+          audio: [],
+          // Without ffmpeg only sidecars that need no conversion are offered.
+          subtitles: side.filter((s) => s.format !== "ass"),
+          direct_url: directUrl,
+          hls_url: null,
+          ...(tags ? { tags } : {}),
+          reason:
+            "ffmpeg is not installed on the server: files this browser cannot play as they are cannot be converted",
+        };
+      }
+      const info = await deps.media.probe(content);
+      const plan = planOf(content, info, q);
+      const video = videoStream(info);
+      const tags = await tagsOf(content, info);
+      const embedded = info.streams
+        .filter((s) => s.type === "subtitle" && TEXT_SUBTITLE_CODECS.has(s.codec))
+        .map((s) => ({
+          index: s.index,
+          ...(s.language ? { language: s.language } : {}),
+          ...(s.title ? { title: s.title } : {}),
+          format: s.codec,
+          source: "embedded" as const,
+          url: `${base}/subtitles/${s.index}.vtt${st}`,
+        }));
+      return {
+        mode: plan.mode,
+        duration: info.duration_seconds ?? null,
+        container: info.format ?? null,
+        video: video
+          ? { codec: video.codec, width: video.width ?? null, height: video.height ?? null }
+          : null,
+        audio: audioStreams(info).map((s) => ({
+          index: s.index,
+          codec: s.codec,
+          ...(s.language ? { language: s.language } : {}),
+          ...(s.title ? { title: s.title } : {}),
+          channels: s.channels ?? null,
+          default: s.default,
+          selected: s.index === plan.audio?.index,
+        })),
+        subtitles: [...embedded, ...side],
+        ...(plan.mode === "direct" ? { direct_url: directUrl } : {}),
+        hls_url: info.duration_seconds ? `${base}/hls/master.m3u8${carry(q, token)}` : null,
+        ...(tags ? { tags } : {}),
+      };
+    },
+
+    /** The HLS master playlist: one variant (the plan's codecs and resolution). */
+    async master(actor: Actor, id: string, input: unknown, token: string): Promise<string> {
+      const { q, content, info } = await opened(actor, id, input);
+      const plan = planOf(content, info, q);
+      if (!info.duration_seconds)
+        throw new AppError("VALIDATION", "the file's duration is unknown: it cannot be converted");
+      const video = videoStream(info);
+      const copiedMp3 =
+        plan.audio?.action === "copy" &&
+        audioStreams(info).find((s) => s.index === plan.audio?.index)?.codec === "mp3";
+      const codecs: string[] = [];
+      // RFC 6381 names: H.264 High (what a conversion makes), AAC-LC or MP3.
+      if (plan.video) codecs.push("avc1.640028");
+      if (plan.audio) codecs.push(copiedMp3 ? "mp4a.40.34" : "mp4a.40.2");
+      const height =
+        video?.height && video.height > 1080 && plan.video?.action === "h264" ? 1080 : video?.height;
+      const width =
+        video?.width && video.height && height
+          ? Math.round((video.width * height) / video.height / 2) * 2
+          : undefined;
+      const bandwidth = plan.video ? 8_000_000 : 256_000;
+      const attrs = [`BANDWIDTH=${bandwidth}`, `CODECS="${codecs.join(",")}"`];
+      if (width && height) attrs.push(`RESOLUTION=${width}x${height}`);
+      return [
+        "#EXTM3U",
+        "#EXT-X-VERSION:3",
+        `#EXT-X-STREAM-INF:${attrs.join(",")}`,
+        // The token as a path segment: the media playlist's segment URLs are then relative and short.
+        `t/${encodeURIComponent(token)}/index.m3u8${carry(q, undefined)}`,
+        "",
+      ].join("\n");
+    },
+
+    /** The media playlist: every segment of the file, as a finished (VOD) list. */
+    async variant(actor: Actor, id: string, input: unknown): Promise<string> {
+      const { q, content, info } = await opened(actor, id, input);
+      const plan = planOf(content, info, q);
+      const layout = await layoutOf(content, info, plan);
+      const durations = layout.starts.map((s, n) => segmentEnd(layout, n) - s);
+      const lines = [
+        "#EXTM3U",
+        "#EXT-X-VERSION:3",
+        `#EXT-X-TARGETDURATION:${Math.ceil(Math.max(SEGMENT_SECONDS, ...durations))}`,
+        "#EXT-X-MEDIA-SEQUENCE:0",
+        "#EXT-X-PLAYLIST-TYPE:VOD",
+      ];
+      const tail = carry(q, undefined);
+      durations.forEach((d, n) => {
+        lines.push(`#EXTINF:${d.toFixed(6)},`, `seg-${n}.ts${tail}`);
+      });
+      lines.push("#EXT-X-ENDLIST", "");
+      return lines.join("\n");
+    },
+
+    /** Segment `segment` ("seg-<n>.ts") of the file's conversion: the path of a finished MPEG-TS file. */
+    async segment(actor: Actor, id: string, segment: string, input: unknown): Promise<string> {
+      const n = Number(/^seg-(\d+)\.ts$/.exec(segment)?.[1] ?? Number.NaN);
+      const { q, content, info } = await opened(actor, id, input);
+      const plan = planOf(content, info, q);
+      const layout = await layoutOf(content, info, plan);
+      if (!Number.isInteger(n) || n >= layout.starts.length) throw notFound("segment");
+      const demuxer = await demuxerOf(content.path);
+      if (!demuxer) throw new AppError("VALIDATION", "the file could not be read as media");
+      return deps.conversions.segment(
+        {
+          fileId: content.row.id,
+          etag: content.etag,
+          plan,
+          planKey: planKey(plan),
+          layout,
+          absPath: content.path,
+          demuxer,
+          height: videoStream(info)?.height,
+        },
+        n,
+      );
+    },
+
+    /** Subtitle `track` ("<index>.vtt") as WebVTT text: an embedded text stream or a sidecar file. */
+    async subtitle(actor: Actor, id: string, track: string): Promise<string> {
+      const index = Number(/^(\d+)\.vtt$/.exec(track)?.[1] ?? Number.NaN);
+      const content = await deps.openPlayable(actor, id);
+      if (index >= SIDECAR_BASE) {
+        const side = sidecars(actor, content.row).find((s) => s.index === index);
+        if (!side) throw notFound("subtitle");
+        const file = await deps.openContent(actor, side.row.id);
+        if (file.size > MAX_SUBTITLE_BYTES)
+          throw new AppError("PAYLOAD_TOO_LARGE", "the subtitle file is too large");
+        if (side.format === "ass") return convertCached(file, { demuxer: "ass" }, "ass");
+        const text = decodeSubtitle(await readAll(file));
+        if (side.format === "srt") return srtToVtt(text);
+        const vtt = asVtt(text);
+        if (!vtt) throw new AppError("VALIDATION", "the .vtt file is not WebVTT");
+        return vtt;
+      }
+      if (!deps.tools.available)
+        throw new AppError("UNAVAILABLE", "embedded subtitles need ffmpeg, which is missing");
+      const info = await deps.media.probe(content);
+      const stream = info.streams.find((s) => s.index === index && s.type === "subtitle");
+      if (!stream) throw notFound("subtitle");
+      if (!TEXT_SUBTITLE_CODECS.has(stream.codec)) {
+        throw new AppError("VALIDATION", `${stream.codec} subtitles are pictures and cannot become WebVTT`);
+      }
+      return convertCached(content, { streamIndex: index }, String(index));
+    },
+  };
+
+  /** ffmpeg's WebVTT of a subtitle source, cached on disk per file version (extracting reads the whole file). */
+  async function convertCached(
+    content: OpenedContent,
+    source: { streamIndex: number } | { demuxer: "ass" },
+    what: string,
+  ): Promise<string> {
+    if (!deps.tools.available)
+      throw new AppError("UNAVAILABLE", "this subtitle format needs ffmpeg, which is missing");
+    const key = createHash("sha256").update(`${content.row.id}\0${content.etag}\0${what}`).digest("hex");
+    const cached = await deps.subtitleCache.get(key);
+    if (cached) return cached.toString("utf8");
+    const vtt = await subtitleJobs.run(key, async () => {
+      const out = await deps.tools.subtitleVtt(content.path, source);
+      if (!out) throw new AppError("VALIDATION", "the subtitles could not be read");
+      await deps.subtitleCache.put(key, out);
+      return out;
+    });
+    return vtt.toString("utf8");
+  }
+}
+
+async function readAll(content: OpenedContent): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of content.stream()) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+export type StreamingService = ReturnType<typeof createStreamingService>;

@@ -1,0 +1,58 @@
+import { parseFile } from "music-metadata";
+
+/** Tags of a music file (absent when the file has none). */
+export interface MusicTags {
+  title?: string;
+  artist?: string;
+  album?: string;
+  album_artist?: string;
+  track?: number;
+  disc?: number;
+  year?: number;
+  genre?: string;
+  has_cover: boolean;
+}
+
+const text = (v: unknown): string | undefined =>
+  typeof v === "string" && v.trim() ? v.trim().slice(0, 500) : undefined;
+const count = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isInteger(v) && v > 0 && v < 100_000 ? v : undefined;
+
+/**
+ * Reads a music file's tags (ID3, Vorbis comments, MP4 atoms, APE, ASF)
+ * with music-metadata; undefined when it cannot be parsed. Only the tag
+ * blocks are read, not the audio.
+ */
+export async function readMusicTags(absPath: string): Promise<MusicTags | undefined> {
+  try {
+    const { common } = await parseFile(absPath, { duration: false, skipCovers: false });
+    const tags: MusicTags = { has_cover: Boolean(common.picture?.length) };
+    const fields: Partial<MusicTags> = {
+      title: text(common.title),
+      artist: text(common.artist),
+      album: text(common.album),
+      album_artist: text(common.albumartist),
+      track: count(common.track.no),
+      disc: count(common.disk.no),
+      year: count(common.year),
+      genre: text(common.genre?.[0]),
+    };
+    for (const [k, v] of Object.entries(fields))
+      if (v !== undefined) (tags as never as Record<string, unknown>)[k] = v;
+    return tags;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The embedded cover art (front cover first), or undefined. */
+export async function readCoverArt(absPath: string): Promise<Buffer | undefined> {
+  try {
+    const { common } = await parseFile(absPath, { duration: false, skipCovers: false });
+    const pictures = common.picture ?? [];
+    const front = pictures.find((p) => /front/i.test(p.type ?? "")) ?? pictures[0];
+    return front ? Buffer.from(front.data) : undefined;
+  } catch {
+    return undefined;
+  }
+}
