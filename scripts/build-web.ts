@@ -73,6 +73,9 @@ async function buildInto(outDir: string, minify: boolean): Promise<string[]> {
     entryPoints: { app: join(ROOT, "web/src/main.tsx"), style: join(ROOT, "web/src/styles.css") },
     bundle: true,
     format: "esm",
+    // hls.js (~400 KB) is a chunk of its own, loaded the first time a converted stream plays.
+    splitting: true,
+    chunkNames: "chunk-[hash]",
     target: ["es2022", "chrome110", "firefox115", "safari16"],
     outdir: join(outDir, "assets"),
     entryNames: "[name]-[hash]",

@@ -219,9 +219,11 @@ const seconds = (t: number): string => t.toFixed(3);
 /**
  * ffmpeg arguments that write segments `from`.. of `plan` into the working
  * directory as `seg-<n>.ts`, listing each finished one in `listFile`.
- * Timestamps stay the source's (`-copyts`), so every run, whatever segment
- * it starts at, produces segments that line up with the playlist and with
- * positions in the source file. Every value here is a number or a fixed
+ * Timestamps stay the source's (`-copyts`, plus MPEG-TS's constant mux
+ * delay), so every run, whatever segment it starts at, produces segments on
+ * one timeline that lines up with the playlist and with positions in the
+ * source file. (Without the mux delay, B-frames give the first packets
+ * timestamps Chrome's Media Source rejects as out of order.) Every value here is a number or a fixed
  * option; the file enters only through inputArgs().
  */
 export function segmentArgs(opts: {
@@ -257,7 +259,7 @@ export function segmentArgs(opts: {
   else if (plan.audio) args.push("-c:a", "copy");
   if (plan.audio?.language) args.push("-metadata:s:a:0", `language=${plan.audio.language}`);
   args.push("-sn", "-dn", "-map_metadata", "-1", "-map_chapters", "-1");
-  args.push("-avoid_negative_ts", "disabled", "-muxdelay", "0", "-max_muxing_queue_size", "4096");
+  args.push("-max_muxing_queue_size", "4096");
   args.push("-f", "segment", "-segment_format", "mpegts");
   if (cuts.length > 0) args.push("-segment_times", cuts.map(seconds).join(","));
   // Keyframe times are printed rounded: a cut a hair early still lands on its keyframe.

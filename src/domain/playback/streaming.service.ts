@@ -144,7 +144,8 @@ export function createStreamingService(deps: {
      * How `id` plays on the client described by `input` (`codecs`, `audio`):
      * the mode, the streams, the subtitles, and the URLs to play it, each
      * carrying `token` (a stream token) so players that cannot send headers
-     * can use them. Without ffmpeg: direct, with the reason.
+     * can use them. Without ffmpeg, or for a file ffprobe cannot read:
+     * direct, with the reason (the browser may still play it).
      */
     async info(actor: Actor, id: string, input: unknown, token: string): Promise<PlaybackInfoDto> {
       const q = query(input);
@@ -160,7 +161,13 @@ export function createStreamingService(deps: {
         source: "sidecar" as const,
         url: `${base}/subtitles/${s.index}.vtt${st}`,
       }));
-      if (!deps.tools.available) {
+      const probed = deps.tools.available
+        ? await deps.media.probe(content).catch((err: unknown) => {
+            if (err instanceof AppError && err.code === "VALIDATION") return undefined;
+            throw err;
+          })
+        : undefined;
+      if (!probed) {
         const tags = await tagsOf(content, undefined);
         return {
           mode: "direct",
@@ -169,15 +176,16 @@ export function createStreamingService(deps: {
           video: null,
           audio: [],
           // Without ffmpeg only sidecars that need no conversion are offered.
-          subtitles: side.filter((s) => s.format !== "ass"),
+          subtitles: deps.tools.available ? side : side.filter((s) => s.format !== "ass"),
           direct_url: directUrl,
           hls_url: null,
           ...(tags ? { tags } : {}),
-          reason:
-            "ffmpeg is not installed on the server: files this browser cannot play as they are cannot be converted",
+          reason: deps.tools.available
+            ? "the server could not read this file as audio or video"
+            : "ffmpeg is not installed on the server: files this browser cannot play as they are cannot be converted",
         };
       }
-      const info = await deps.media.probe(content);
+      const info = probed;
       const plan = planOf(content, info, q);
       const video = videoStream(info);
       const tags = await tagsOf(content, info);

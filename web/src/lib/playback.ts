@@ -1,5 +1,5 @@
 import { ApiError, api } from "./api.ts";
-import type { FileRec, PlaybackPosition } from "./types.ts";
+import type { FileRec, PlaybackInfo, PlaybackPosition } from "./types.ts";
 
 const path = (fileId: string) => `/playback-positions/${encodeURIComponent(fileId)}`;
 
@@ -41,4 +41,53 @@ export async function continueWatching(): Promise<(PlaybackPosition & { file?: F
   const r = await api<Record<string, unknown>>("GET", "/playback-positions", { query: { limit: 12 } });
   const list = (r.positions ?? r.items ?? r.results ?? []) as (PlaybackPosition & { file?: FileRec })[];
   return list;
+}
+
+/** Codecs this browser decodes beyond the server's browser-safe default (MSE or the media element). */
+function extraCodecs(): string[] {
+  const probe = document.createElement("video");
+  const can = (type: string) =>
+    probe.canPlayType(type) !== "" ||
+    (typeof MediaSource !== "undefined" && MediaSource.isTypeSupported(type));
+  const extra: string[] = [];
+  if (can('video/mp4; codecs="hvc1.1.6.L93.B0"')) extra.push("hevc");
+  if (can('audio/mp4; codecs="ac-3"')) extra.push("ac3");
+  if (can('audio/mp4; codecs="ec-3"')) extra.push("eac3");
+  return extra;
+}
+
+const DEFAULT_CODECS = ["h264", "vp8", "vp9", "av1", "aac", "mp3", "opus", "vorbis", "flac"];
+
+/** How a file plays here: direct, remux or transcode, its tracks, subtitles and URLs. */
+export function playbackInfo(fileId: string, audio?: number): Promise<PlaybackInfo> {
+  const extra = extraCodecs();
+  const query: Record<string, string | number> = {};
+  if (extra.length > 0) query.codecs = [...DEFAULT_CODECS, ...extra].join(",");
+  if (audio !== undefined) query.audio = audio;
+  return api<PlaybackInfo>("GET", `/files/${encodeURIComponent(fileId)}/playback-info`, { query });
+}
+
+/** The audio and subtitle tracks last chosen for a file, in this browser. */
+export interface TrackChoice {
+  audio?: number;
+  /** A subtitle index, or -1 for "off". */
+  subtitle?: number;
+}
+
+const choiceKey = (fileId: string) => `attic.tracks.${fileId}`;
+
+export function loadChoice(fileId: string): TrackChoice {
+  try {
+    return JSON.parse(localStorage.getItem(choiceKey(fileId)) ?? "{}") as TrackChoice;
+  } catch {
+    return {};
+  }
+}
+
+export function saveChoice(fileId: string, choice: TrackChoice): void {
+  try {
+    localStorage.setItem(choiceKey(fileId), JSON.stringify(choice));
+  } catch {
+    // Storage full or off: the choice lasts for this page only.
+  }
 }

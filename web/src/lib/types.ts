@@ -11,6 +11,7 @@ import type { TokenPairSchema } from "../../../src/domain/auth/auth.schemas.ts";
 import type { FileListSchema, FileSchema, TagSchema } from "../../../src/domain/files/files.schemas.ts";
 import type {
   ContinueWatchingSchema,
+  PlaybackInfoSchema,
   PlaybackPositionSchema,
 } from "../../../src/domain/playback/playback.schemas.ts";
 import type { RoleSchema } from "../../../src/domain/roles/roles.schemas.ts";
@@ -28,6 +29,7 @@ export type User = z.output<typeof UserDetailSchema>;
 export type Profile = z.output<typeof ProfileSchema>;
 export type Grants = z.output<typeof GrantsSchema>;
 export type Share = z.output<typeof ShareSchema>;
+export type PlaybackInfo = z.output<typeof PlaybackInfoSchema>;
 export type CreatedShare = z.output<typeof CreatedShareSchema>;
 export type GrantSubject = z.output<typeof SubjectSchema>;
 export type TokenPair = z.output<typeof TokenPairSchema>;
