@@ -4,10 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PlaybackPositionService } from "../../src/gen/attic/v1/playback_position_pb.ts";
 import { register } from "../helpers/accounts.ts";
 import { upload } from "../helpers/files.ts";
 import { missing } from "../helpers/programs.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { rpcClient } from "../rpc/clients.ts";
 
 /** Runs ffmpeg quietly with `args` (test media only). */
 const ffmpeg = (...args: string[]) => execFileSync("ffmpeg", ["-v", "error", "-y", ...args]);
@@ -264,6 +266,33 @@ describe.skipIf(missing("playback: direct, remux, transcode", "ffmpeg", "ffprobe
       const thumb = await s.api("GET", `/api/v1/files/${ids["song.flac"]}/thumbnail?size=128`, { token });
       expect(thumb.status).toBe(200);
       expect(thumb.headers.get("content-type")).toBe("image/webp");
+    });
+
+    it("answers the same decision over RPC (gRPC), with URLs that play", async () => {
+      const client = rpcClient(s.url, PlaybackPositionService, token);
+      const film = await client.getPlaybackInfo({ fileId: ids["movie.mkv"]!, audio: 2 });
+      const rest = (await info(ids["movie.mkv"]!, "?audio=2")).body;
+      expect(film.mode).toBe("transcode");
+      expect(film.video).toMatchObject({ codec: "hevc", width: 320, height: 240 });
+      expect(film.audio.map((a) => [a.index, a.language, a.selected])).toEqual(
+        rest.audio.map((a: { index: number; language: string; selected: boolean }) => [
+          a.index,
+          a.language,
+          a.selected,
+        ]),
+      );
+      expect(film.subtitles.map((x) => x.index)).toEqual([3, 1000, 1001]);
+      const master = await fetch(`${s.url}${film.hlsUrl}`);
+      expect(master.status).toBe(200);
+      expect(await master.text()).toContain("audio=2");
+      const song = await client.getPlaybackInfo({ fileId: ids["song.flac"]!, codecs: ["aac", "flac"] });
+      expect(song).toMatchObject({ mode: "direct", tags: { title: "Song Title", track: 7, hasCover: true } });
+      expect((await fetch(`${s.url}${song.directUrl}`, { headers: { Range: "bytes=0-3" } })).status).toBe(
+        206,
+      );
+      await expect(client.getPlaybackInfo({ fileId: "not-an-id" })).rejects.toThrow(
+        /invalid_argument|InvalidArgument|invalid/i,
+      );
     });
 
     it("keeps every URL to the caller's own files: no credential 401, a stranger 404", async () => {

@@ -10,7 +10,291 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file attic/v1/playback_position.proto.
  */
 export const file_attic_v1_playback_position: GenFile = /*@__PURE__*/
-  fileDesc("CiBhdHRpYy92MS9wbGF5YmFja19wb3NpdGlvbi5wcm90bxIIYXR0aWMudjEiLQoaR2V0UGxheWJhY2tQb3NpdGlvblJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCSJ4ChtHZXRQbGF5YmFja1Bvc2l0aW9uUmVzcG9uc2USDwoHZmlsZV9pZBgBIAEoCRIYChBwb3NpdGlvbl9zZWNvbmRzGAIgASgBEhgKEGR1cmF0aW9uX3NlY29uZHMYAyABKAESFAoMbGFzdF91cGRhdGVkGAQgASgJImIKG1NhdmVQbGF5YmFja1Bvc2l0aW9uUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEhgKEHBvc2l0aW9uX3NlY29uZHMYAiABKAESGAoQZHVyYXRpb25fc2Vjb25kcxgDIAEoASIvChxTYXZlUGxheWJhY2tQb3NpdGlvblJlc3BvbnNlEg8KB3N1Y2Nlc3MYASABKAgy5AEKF1BsYXliYWNrUG9zaXRpb25TZXJ2aWNlEmIKE0dldFBsYXliYWNrUG9zaXRpb24SJC5hdHRpYy52MS5HZXRQbGF5YmFja1Bvc2l0aW9uUmVxdWVzdBolLmF0dGljLnYxLkdldFBsYXliYWNrUG9zaXRpb25SZXNwb25zZRJlChRTYXZlUGxheWJhY2tQb3NpdGlvbhIlLmF0dGljLnYxLlNhdmVQbGF5YmFja1Bvc2l0aW9uUmVxdWVzdBomLmF0dGljLnYxLlNhdmVQbGF5YmFja1Bvc2l0aW9uUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("CiBhdHRpYy92MS9wbGF5YmFja19wb3NpdGlvbi5wcm90bxIIYXR0aWMudjEiVwoWR2V0UGxheWJhY2tJbmZvUmVxdWVzdBIPCgdmaWxlX2lkGAEgASgJEg4KBmNvZGVjcxgCIAMoCRISCgVhdWRpbxgDIAEoBUgAiAEBQggKBl9hdWRpbyI9Cg1QbGF5YmFja1ZpZGVvEg0KBWNvZGVjGAEgASgJEg0KBXdpZHRoGAIgASgFEg4KBmhlaWdodBgDIAEoBSKIAQoSUGxheWJhY2tBdWRpb1RyYWNrEg0KBWluZGV4GAEgASgFEg0KBWNvZGVjGAIgASgJEhAKCGxhbmd1YWdlGAMgASgJEg0KBXRpdGxlGAQgASgJEhAKCGNoYW5uZWxzGAUgASgFEg8KB2RlZmF1bHQYBiABKAgSEAoIc2VsZWN0ZWQYByABKAgibwoQUGxheWJhY2tTdWJ0aXRsZRINCgVpbmRleBgBIAEoBRIQCghsYW5ndWFnZRgCIAEoCRINCgV0aXRsZRgDIAEoCRIOCgZmb3JtYXQYBCABKAkSDgoGc291cmNlGAUgASgJEgsKA3VybBgGIAEoCSKcAQoJTXVzaWNUYWdzEg0KBXRpdGxlGAEgASgJEg4KBmFydGlzdBgCIAEoCRINCgVhbGJ1bRgDIAEoCRIUCgxhbGJ1bV9hcnRpc3QYBCABKAkSDQoFdHJhY2sYBSABKAUSDAoEZGlzYxgGIAEoBRIMCgR5ZWFyGAcgASgFEg0KBWdlbnJlGAggASgJEhEKCWhhc19jb3ZlchgJIAEoCCKoAgoXR2V0UGxheWJhY2tJbmZvUmVzcG9uc2USDAoEbW9kZRgBIAEoCRIQCghkdXJhdGlvbhgCIAEoARIRCgljb250YWluZXIYAyABKAkSJgoFdmlkZW8YBCABKAsyFy5hdHRpYy52MS5QbGF5YmFja1ZpZGVvEisKBWF1ZGlvGAUgAygLMhwuYXR0aWMudjEuUGxheWJhY2tBdWRpb1RyYWNrEi0KCXN1YnRpdGxlcxgGIAMoCzIaLmF0dGljLnYxLlBsYXliYWNrU3VidGl0bGUSEgoKZGlyZWN0X3VybBgHIAEoCRIPCgdobHNfdXJsGAggASgJEiEKBHRhZ3MYCSABKAsyEy5hdHRpYy52MS5NdXNpY1RhZ3MSDgoGcmVhc29uGAogASgJIi0KGkdldFBsYXliYWNrUG9zaXRpb25SZXF1ZXN0Eg8KB2ZpbGVfaWQYASABKAkieAobR2V0UGxheWJhY2tQb3NpdGlvblJlc3BvbnNlEg8KB2ZpbGVfaWQYASABKAkSGAoQcG9zaXRpb25fc2Vjb25kcxgCIAEoARIYChBkdXJhdGlvbl9zZWNvbmRzGAMgASgBEhQKDGxhc3RfdXBkYXRlZBgEIAEoCSJiChtTYXZlUGxheWJhY2tQb3NpdGlvblJlcXVlc3QSDwoHZmlsZV9pZBgBIAEoCRIYChBwb3NpdGlvbl9zZWNvbmRzGAIgASgBEhgKEGR1cmF0aW9uX3NlY29uZHMYAyABKAEiLwocU2F2ZVBsYXliYWNrUG9zaXRpb25SZXNwb25zZRIPCgdzdWNjZXNzGAEgASgIMrwCChdQbGF5YmFja1Bvc2l0aW9uU2VydmljZRJiChNHZXRQbGF5YmFja1Bvc2l0aW9uEiQuYXR0aWMudjEuR2V0UGxheWJhY2tQb3NpdGlvblJlcXVlc3QaJS5hdHRpYy52MS5HZXRQbGF5YmFja1Bvc2l0aW9uUmVzcG9uc2USZQoUU2F2ZVBsYXliYWNrUG9zaXRpb24SJS5hdHRpYy52MS5TYXZlUGxheWJhY2tQb3NpdGlvblJlcXVlc3QaJi5hdHRpYy52MS5TYXZlUGxheWJhY2tQb3NpdGlvblJlc3BvbnNlElYKD0dldFBsYXliYWNrSW5mbxIgLmF0dGljLnYxLkdldFBsYXliYWNrSW5mb1JlcXVlc3QaIS5hdHRpYy52MS5HZXRQbGF5YmFja0luZm9SZXNwb25zZWIGcHJvdG8z");
+
+/**
+ * @generated from message attic.v1.GetPlaybackInfoRequest
+ */
+export type GetPlaybackInfoRequest = Message<"attic.v1.GetPlaybackInfoRequest"> & {
+  /**
+   * @generated from field: string file_id = 1;
+   */
+  fileId: string;
+
+  /**
+   * Codecs the client decodes (empty: a browser-safe default).
+   *
+   * @generated from field: repeated string codecs = 2;
+   */
+  codecs: string[];
+
+  /**
+   * The audio stream to play (an index of `audio`); unset: the file's default.
+   *
+   * @generated from field: optional int32 audio = 3;
+   */
+  audio?: number | undefined;
+};
+
+/**
+ * Describes the message attic.v1.GetPlaybackInfoRequest.
+ * Use `create(GetPlaybackInfoRequestSchema)` to create a new message.
+ */
+export const GetPlaybackInfoRequestSchema: GenMessage<GetPlaybackInfoRequest> = /*@__PURE__*/
+  messageDesc(file_attic_v1_playback_position, 0);
+
+/**
+ * @generated from message attic.v1.PlaybackVideo
+ */
+export type PlaybackVideo = Message<"attic.v1.PlaybackVideo"> & {
+  /**
+   * @generated from field: string codec = 1;
+   */
+  codec: string;
+
+  /**
+   * @generated from field: int32 width = 2;
+   */
+  width: number;
+
+  /**
+   * @generated from field: int32 height = 3;
+   */
+  height: number;
+};
+
+/**
+ * Describes the message attic.v1.PlaybackVideo.
+ * Use `create(PlaybackVideoSchema)` to create a new message.
+ */
+export const PlaybackVideoSchema: GenMessage<PlaybackVideo> = /*@__PURE__*/
+  messageDesc(file_attic_v1_playback_position, 1);
+
+/**
+ * @generated from message attic.v1.PlaybackAudioTrack
+ */
+export type PlaybackAudioTrack = Message<"attic.v1.PlaybackAudioTrack"> & {
+  /**
+   * @generated from field: int32 index = 1;
+   */
+  index: number;
+
+  /**
+   * @generated from field: string codec = 2;
+   */
+  codec: string;
+
+  /**
+   * @generated from field: string language = 3;
+   */
+  language: string;
+
+  /**
+   * @generated from field: string title = 4;
+   */
+  title: string;
+
+  /**
+   * @generated from field: int32 channels = 5;
+   */
+  channels: number;
+
+  /**
+   * @generated from field: bool default = 6;
+   */
+  default: boolean;
+
+  /**
+   * @generated from field: bool selected = 7;
+   */
+  selected: boolean;
+};
+
+/**
+ * Describes the message attic.v1.PlaybackAudioTrack.
+ * Use `create(PlaybackAudioTrackSchema)` to create a new message.
+ */
+export const PlaybackAudioTrackSchema: GenMessage<PlaybackAudioTrack> = /*@__PURE__*/
+  messageDesc(file_attic_v1_playback_position, 2);
+
+/**
+ * @generated from message attic.v1.PlaybackSubtitle
+ */
+export type PlaybackSubtitle = Message<"attic.v1.PlaybackSubtitle"> & {
+  /**
+   * @generated from field: int32 index = 1;
+   */
+  index: number;
+
+  /**
+   * @generated from field: string language = 2;
+   */
+  language: string;
+
+  /**
+   * @generated from field: string title = 3;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string format = 4;
+   */
+  format: string;
+
+  /**
+   * "embedded" or "sidecar".
+   *
+   * @generated from field: string source = 5;
+   */
+  source: string;
+
+  /**
+   * WebVTT, with a stream token.
+   *
+   * @generated from field: string url = 6;
+   */
+  url: string;
+};
+
+/**
+ * Describes the message attic.v1.PlaybackSubtitle.
+ * Use `create(PlaybackSubtitleSchema)` to create a new message.
+ */
+export const PlaybackSubtitleSchema: GenMessage<PlaybackSubtitle> = /*@__PURE__*/
+  messageDesc(file_attic_v1_playback_position, 3);
+
+/**
+ * @generated from message attic.v1.MusicTags
+ */
+export type MusicTags = Message<"attic.v1.MusicTags"> & {
+  /**
+   * @generated from field: string title = 1;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string artist = 2;
+   */
+  artist: string;
+
+  /**
+   * @generated from field: string album = 3;
+   */
+  album: string;
+
+  /**
+   * @generated from field: string album_artist = 4;
+   */
+  albumArtist: string;
+
+  /**
+   * @generated from field: int32 track = 5;
+   */
+  track: number;
+
+  /**
+   * @generated from field: int32 disc = 6;
+   */
+  disc: number;
+
+  /**
+   * @generated from field: int32 year = 7;
+   */
+  year: number;
+
+  /**
+   * @generated from field: string genre = 8;
+   */
+  genre: string;
+
+  /**
+   * @generated from field: bool has_cover = 9;
+   */
+  hasCover: boolean;
+};
+
+/**
+ * Describes the message attic.v1.MusicTags.
+ * Use `create(MusicTagsSchema)` to create a new message.
+ */
+export const MusicTagsSchema: GenMessage<MusicTags> = /*@__PURE__*/
+  messageDesc(file_attic_v1_playback_position, 4);
+
+/**
+ * @generated from message attic.v1.GetPlaybackInfoResponse
+ */
+export type GetPlaybackInfoResponse = Message<"attic.v1.GetPlaybackInfoResponse"> & {
+  /**
+   * "direct", "remux" or "transcode".
+   *
+   * @generated from field: string mode = 1;
+   */
+  mode: string;
+
+  /**
+   * Seconds; 0 when unknown.
+   *
+   * @generated from field: double duration = 2;
+   */
+  duration: number;
+
+  /**
+   * @generated from field: string container = 3;
+   */
+  container: string;
+
+  /**
+   * Absent for audio-only files.
+   *
+   * @generated from field: attic.v1.PlaybackVideo video = 4;
+   */
+  video?: PlaybackVideo | undefined;
+
+  /**
+   * @generated from field: repeated attic.v1.PlaybackAudioTrack audio = 5;
+   */
+  audio: PlaybackAudioTrack[];
+
+  /**
+   * @generated from field: repeated attic.v1.PlaybackSubtitle subtitles = 6;
+   */
+  subtitles: PlaybackSubtitle[];
+
+  /**
+   * In direct mode: the file, with a stream token.
+   *
+   * @generated from field: string direct_url = 7;
+   */
+  directUrl: string;
+
+  /**
+   * The HLS master playlist, with a stream token (empty without ffmpeg).
+   *
+   * @generated from field: string hls_url = 8;
+   */
+  hlsUrl: string;
+
+  /**
+   * Music files: their tags.
+   *
+   * @generated from field: attic.v1.MusicTags tags = 9;
+   */
+  tags?: MusicTags | undefined;
+
+  /**
+   * Why the file may not play, when there is a reason.
+   *
+   * @generated from field: string reason = 10;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message attic.v1.GetPlaybackInfoResponse.
+ * Use `create(GetPlaybackInfoResponseSchema)` to create a new message.
+ */
+export const GetPlaybackInfoResponseSchema: GenMessage<GetPlaybackInfoResponse> = /*@__PURE__*/
+  messageDesc(file_attic_v1_playback_position, 5);
 
 /**
  * @generated from message attic.v1.GetPlaybackPositionRequest
@@ -27,7 +311,7 @@ export type GetPlaybackPositionRequest = Message<"attic.v1.GetPlaybackPositionRe
  * Use `create(GetPlaybackPositionRequestSchema)` to create a new message.
  */
 export const GetPlaybackPositionRequestSchema: GenMessage<GetPlaybackPositionRequest> = /*@__PURE__*/
-  messageDesc(file_attic_v1_playback_position, 0);
+  messageDesc(file_attic_v1_playback_position, 6);
 
 /**
  * @generated from message attic.v1.GetPlaybackPositionResponse
@@ -61,7 +345,7 @@ export type GetPlaybackPositionResponse = Message<"attic.v1.GetPlaybackPositionR
  * Use `create(GetPlaybackPositionResponseSchema)` to create a new message.
  */
 export const GetPlaybackPositionResponseSchema: GenMessage<GetPlaybackPositionResponse> = /*@__PURE__*/
-  messageDesc(file_attic_v1_playback_position, 1);
+  messageDesc(file_attic_v1_playback_position, 7);
 
 /**
  * @generated from message attic.v1.SavePlaybackPositionRequest
@@ -88,7 +372,7 @@ export type SavePlaybackPositionRequest = Message<"attic.v1.SavePlaybackPosition
  * Use `create(SavePlaybackPositionRequestSchema)` to create a new message.
  */
 export const SavePlaybackPositionRequestSchema: GenMessage<SavePlaybackPositionRequest> = /*@__PURE__*/
-  messageDesc(file_attic_v1_playback_position, 2);
+  messageDesc(file_attic_v1_playback_position, 8);
 
 /**
  * @generated from message attic.v1.SavePlaybackPositionResponse
@@ -105,7 +389,7 @@ export type SavePlaybackPositionResponse = Message<"attic.v1.SavePlaybackPositio
  * Use `create(SavePlaybackPositionResponseSchema)` to create a new message.
  */
 export const SavePlaybackPositionResponseSchema: GenMessage<SavePlaybackPositionResponse> = /*@__PURE__*/
-  messageDesc(file_attic_v1_playback_position, 3);
+  messageDesc(file_attic_v1_playback_position, 9);
 
 /**
  * Where the caller stopped playing a media file (per user).
@@ -132,6 +416,18 @@ export const PlaybackPositionService: GenService<{
     methodKind: "unary";
     input: typeof SavePlaybackPositionRequestSchema;
     output: typeof SavePlaybackPositionResponseSchema;
+  },
+  /**
+   * How an audio/video file plays on the caller's client: direct, remux or
+   * transcode, its tracks, subtitles, and URLs carrying a stream token (the
+   * same decision as GET /api/v1/files/{id}/playback-info).
+   *
+   * @generated from rpc attic.v1.PlaybackPositionService.GetPlaybackInfo
+   */
+  getPlaybackInfo: {
+    methodKind: "unary";
+    input: typeof GetPlaybackInfoRequestSchema;
+    output: typeof GetPlaybackInfoResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_attic_v1_playback_position, 0);
