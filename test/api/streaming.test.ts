@@ -372,3 +372,32 @@ describe.skipIf(missing("playback bounds", "ffmpeg", "ffprobe"))("playback: conv
     expect(existsSync(transcodes)).toBe(false);
   });
 });
+
+describe("playback without ffmpeg", () => {
+  let s: TestServer;
+  let token: string;
+
+  beforeAll(async () => {
+    s = await startServer({ media: { ffmpeg_path: "/nonexistent/ffmpeg", ffprobe_path: "/nonexistent/ffprobe" } });
+    token = await s.login();
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it("still plays directly, offers SubRip sidecars, and says why nothing is converted", async () => {
+    const film = await upload(s, token, "film.mp4", new Uint8Array(4096), { type: "video/mp4" });
+    expect(film.status).toBe(201);
+    await upload(s, token, "film.de.srt", "1\n00:00:01,000 --> 00:00:02,000\nHallo\n");
+    await upload(s, token, "film.ass", "[Script Info]\n");
+    const info = await s.api("GET", `/api/v1/files/${film.body.id}/playback-info`, { token });
+    expect(info.status).toBe(200);
+    expect(info.body).toMatchObject({ mode: "direct", hls_url: null, video: null, audio: [] });
+    expect(info.body.reason).toMatch(/ffmpeg is not installed/);
+    expect(info.body.subtitles.map((x: { language?: string }) => x.language)).toEqual(["de"]);
+    const vtt = await fetch(`${s.url}${info.body.subtitles[0].url}`);
+    expect(await vtt.text()).toContain("00:00:01.000 --> 00:00:02.000\nHallo");
+    const master = await s.api("GET", `/api/v1/files/${film.body.id}/hls/master.m3u8`, { token });
+    expect(master.status).toBe(503);
+  });
+});
