@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/schema.ts";
 import type { Db } from "../db/client.ts";
 import { organizations, roles, userRoles, users } from "../db/schema.ts";
 import type { Logger } from "../log.ts";
 import { newId, nowIso } from "../platform/ids.ts";
+import { writePrivateFile } from "../platform/local-files.ts";
 import type { PasswordHasher } from "../platform/passwords.ts";
 import { ADMIN_PERMISSIONS, MEMBER_PERMISSIONS } from "./permissions.ts";
 
@@ -58,7 +58,7 @@ export async function bootstrap(db: Db, cfg: Config, passwords: PasswordHasher, 
   const userId = newId();
   const file = join(cfg.storage.data_dir, "initial-admin-password");
   // Written before the admin exists: a crash in between must not leave an admin nobody can sign in as.
-  if (configured === undefined) writePrivate(file, `${password}\n`);
+  if (configured === undefined) writePrivateFile(file, `${password}\n`);
   db.transaction((tx) => {
     tx.insert(organizations).values({ id: orgId, name: "Default", created_at: now, updated_at: now }).run();
     const { admin } = createBuiltinRoles(tx as unknown as Db, orgId);
@@ -87,10 +87,4 @@ export async function bootstrap(db: Db, cfg: Config, passwords: PasswordHasher, 
   } else {
     log.info({ username: "admin" }, "created the first administrator with auth.initial_admin_password");
   }
-}
-
-/** A fresh file readable by its owner only (a leftover file keeps its old mode if merely overwritten). */
-function writePrivate(file: string, content: string): void {
-  rmSync(file, { force: true });
-  writeFileSync(file, content, { mode: 0o600, flag: "wx" });
 }

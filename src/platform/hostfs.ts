@@ -1,5 +1,15 @@
 import { constants, lstatSync, statSync } from "node:fs";
-import { type FileHandle, lstat, open, readdir, readlink, realpath, stat, statfs } from "node:fs/promises";
+import {
+  type FileHandle,
+  lstat,
+  open,
+  opendir,
+  readdir,
+  readlink,
+  realpath,
+  stat,
+  statfs,
+} from "node:fs/promises";
 import { dirname, isAbsolute, normalize, sep } from "node:path";
 
 /**
@@ -189,6 +199,46 @@ export async function openConfined(
     return { handle, realPath, size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
   } catch {
     await handle.close().catch(() => {});
+    return undefined;
+  }
+}
+
+/** The real path of `p` (links resolved); rejects with the errno error (ENOENT, EACCES…) as node:fs does. */
+export function realPathOf(p: string): Promise<string> {
+  return realpath(p);
+}
+
+/**
+ * The entries of directory `abs`, one at a time (a small read buffer, one
+ * file-system call in flight), closing the directory however the caller
+ * stops. The first read rejects with the errno error when it cannot be opened.
+ */
+export async function* dirEntries(abs: string): AsyncGenerator<{ name: string; kind: EntryKind }> {
+  const handle = await opendir(abs, { bufferSize: 64 });
+  try {
+    for (;;) {
+      const entry = await handle.read();
+      if (!entry) return;
+      const kind: EntryKind = entry.isDirectory()
+        ? "dir"
+        : entry.isFile()
+          ? "file"
+          : entry.isSymbolicLink()
+            ? "symlink"
+            : "other";
+      yield { name: entry.name, kind };
+    }
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+/** Where the link `abs` leads when it is a directory (its real path), else undefined. */
+export async function linkedDirectory(abs: string): Promise<string | undefined> {
+  try {
+    const target = await realpath(abs);
+    return (await stat(target)).isDirectory() ? target : undefined;
+  } catch {
     return undefined;
   }
 }

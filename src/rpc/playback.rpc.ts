@@ -35,7 +35,9 @@ export function playbackRpc(ctx: AppContext): Partial<ServiceImpl<typeof Playbac
         mode: p.mode,
         duration: p.duration ?? 0,
         container: p.container ?? "",
-        video: p.video ? { codec: p.video.codec, width: p.video.width ?? 0, height: p.video.height ?? 0 } : undefined,
+        video: p.video
+          ? { codec: p.video.codec, width: p.video.width ?? 0, height: p.video.height ?? 0 }
+          : undefined,
         audio: p.audio.map((a) => ({
           index: a.index,
           codec: a.codec,

@@ -1,8 +1,8 @@
-import { createReadStream } from "node:fs";
 import type { Readable } from "node:stream";
 import { AppError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { BlobStore } from "../../platform/blobstore.ts";
+import { readStream } from "../../platform/local-files.ts";
 import type { FileRow, FilesRepo } from "./files.repo.ts";
 
 /** Where a file's bytes are on disk right now. */
@@ -74,10 +74,7 @@ export function openedContent(row: FileRow, loc: ContentLocation): OpenedContent
     etag: entityTag(row, loc.size, loc.mtimeMs),
     lastModified: new Date(Math.floor(loc.mtimeMs / 1000) * 1000),
     path: loc.path,
-    stream(range) {
-      // 256 KiB reads: few syscalls per megabyte, modest memory per connection.
-      return createReadStream(loc.path, { highWaterMark: 256 * 1024, ...range });
-    },
+    stream: (range) => readStream(loc.path, range),
   };
 }
 

@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { AppError } from "../../errors.ts";
+import { readUtf8 } from "../../platform/local-files.ts";
 import { LEVEL } from "../access/access.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
@@ -201,7 +201,7 @@ export function createFilesService(deps: FilesDeps) {
       if (content.size > MAX_TEXT_BYTES) {
         throw new AppError("PAYLOAD_TOO_LARGE", `text preview is limited to ${MAX_TEXT_BYTES} bytes`);
       }
-      return { content: await readFile(content.path, "utf8"), mime_type: mime, encoding: "utf-8" };
+      return { content: await readUtf8(content.path), mime_type: mime, encoding: "utf-8" };
     },
 
     /**

@@ -1,9 +1,7 @@
-import type { Dir } from "node:fs";
-import { opendir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError, invalid, notFound } from "../../errors.ts";
 import type { HostPolicy } from "../../platform/host-policy.ts";
-import { normalizeAbsolute } from "../../platform/hostfs.ts";
+import { dirEntries, linkedDirectory, normalizeAbsolute, realPathOf } from "../../platform/hostfs.ts";
 import { type Actor, requireInstanceAdmin } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
 import { PathSuggestionsInput } from "./suggestions.schemas.ts";
@@ -42,10 +40,10 @@ export function createSuggestionsService(opts: SuggestionsOptions) {
       const { dir, partial } = splitPrefix(q.prefix);
       // The whole prefix naming a refused directory (as written or through a link) is refused outright.
       const literal = normalizeAbsolute(q.prefix);
-      const whole = await realpath(literal).catch(() => undefined);
+      const whole = await realPathOf(literal).catch(() => undefined);
       if (whole && literal !== "/" && !policy.browsable(literal, whole))
         throw new AppError("FORBIDDEN_PATH", `${q.prefix} may not be watched`);
-      const real = await realpath(dir).catch((err: NodeJS.ErrnoException) => {
+      const real = await realPathOf(dir).catch((err: NodeJS.ErrnoException) => {
         if (err.code === "EACCES") throw new AppError("FORBIDDEN_PATH", `${dir} is not readable`);
         throw notFound("path");
       });
@@ -83,46 +81,33 @@ async function matchingDirs(
   maxEntries: number,
   policy: HostPolicy,
 ): Promise<string[]> {
-  let handle: Dir;
+  const out: string[] = [];
+  const showHidden = partial.startsWith(".");
+  const entries = dirEntries(real);
   try {
-    handle = await opendir(real, { bufferSize: 64 });
+    let seen = 0;
+    for await (const { name, kind } of entries) {
+      if (++seen > maxEntries) break;
+      if (Date.now() > deadline) throw new AppError("TIMEOUT", "listing the directory timed out");
+      if (!name.startsWith(partial) || (!showHidden && name.startsWith("."))) continue;
+      const path = join(real, name);
+      if (kind === "dir" ? policy.suggestible(path) : kind === "symlink" && (await isDirLink(path, policy)))
+        out.push(name);
+    }
   } catch (err) {
+    if (err instanceof AppError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOTDIR" || code === "ENOENT") throw notFound("path");
     if (code === "EACCES") throw new AppError("FORBIDDEN_PATH", "directory is not readable");
     throw new AppError("INTERNAL", "directory read failed", undefined, { cause: err });
-  }
-  const out: string[] = [];
-  const showHidden = partial.startsWith(".");
-  try {
-    for (let seen = 0; seen < maxEntries; seen++) {
-      if (Date.now() > deadline) throw new AppError("TIMEOUT", "listing the directory timed out");
-      const entry = await handle.read();
-      if (!entry) break;
-      const name = entry.name;
-      if (!name.startsWith(partial) || (!showHidden && name.startsWith("."))) continue;
-      const path = join(real, name);
-      if (
-        entry.isDirectory()
-          ? policy.suggestible(path)
-          : entry.isSymbolicLink() && (await isDirLink(path, policy))
-      )
-        out.push(name);
-    }
-  } finally {
-    await handle.close().catch(() => {});
   }
   return out;
 }
 
 /** A symlink to a directory the policy allows once resolved. */
 async function isDirLink(path: string, policy: HostPolicy): Promise<boolean> {
-  try {
-    const target = await realpath(path);
-    return (await stat(target)).isDirectory() && policy.suggestible(target) && policy.suggestible(path);
-  } catch {
-    return false;
-  }
+  const target = await linkedDirectory(path);
+  return target !== undefined && policy.suggestible(target) && policy.suggestible(path);
 }
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
