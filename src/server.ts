@@ -238,6 +238,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       await listener?.close(cfg.server.shutdown_timeout * 1000);
       await services.watched.close();
       await conversions.close();
+      await storage.close();
       db.$client.close();
     },
   };

@@ -36,8 +36,12 @@ export function createFileServices(deps: {
   if (unfinished > 0)
     deps.log.warn({ rows: unfinished }, "removed the hidden rows of copies a stop interrupted");
   const common = { ...deps, repo, tree, blobs, access };
-  void sweepOrphanBlobs(repo, blobs, deps.log);
+  const sweeping = sweepOrphanBlobs(repo, blobs, deps.log).catch((err) =>
+    deps.log.warn({ err }, "sweeping orphan blobs failed"),
+  );
   return {
+    /** Waits for the background work started here (the orphan sweep) to end: server stop. */
+    close: () => sweeping,
     blobs,
     repo,
     tree,

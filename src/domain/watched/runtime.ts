@@ -41,6 +41,8 @@ interface FolderState {
   probeTimer?: NodeJS.Timeout;
   hashing: boolean;
   hashAgain?: boolean;
+  /** The running hash pass (awaited when the folder stops). */
+  hashRun?: Promise<void>;
   /** Subfolders that could not be watched (unreadable); rescans still visit them. */
   unwatchable: Set<string>;
   /** The periodic full rescan (watch.full_rescan_interval). */
@@ -354,8 +356,11 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     st.hashing = true;
     st.hashAgain = false;
     const opts = { concurrency: cfg.hash_concurrency, signal: st.abort.signal, log };
-    void hashPending(repo, st.id, root, opts)
-      .catch((err) => log.warn({ err, folder: st.id }, "hashing watched files failed"))
+    st.hashRun = hashPending(repo, st.id, root, opts)
+      .then(
+        () => undefined,
+        (err) => log.warn({ err, folder: st.id }, "hashing watched files failed"),
+      )
       .finally(() => {
         st.hashing = false;
         if (st.hashAgain && !st.abort.signal.aborted) kickHasher(st, root);
@@ -377,6 +382,8 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     clearInterval(st.fullTimer);
     stopLive(st);
     await st.chain;
+    // The hash pass sees the abort between files: wait for the file it is reading.
+    await st.hashRun;
     states.delete(id);
   }
 
