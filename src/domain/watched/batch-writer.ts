@@ -44,17 +44,3 @@ export class BatchWriter {
     this.stats.written += ops.length;
   }
 }
-
-/** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-  return out;
-}

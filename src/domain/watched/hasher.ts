@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "../../log.ts";
 import { openConfined } from "../../platform/hostfs.ts";
+import { runWorkers } from "../../platform/pool.ts";
 import type { WatchedRepo } from "./watched.repo.ts";
 
 const PAGE = 64;
@@ -36,7 +37,7 @@ export async function hashPending(
         if (ok) hashed++;
       }
     };
-    await Promise.all(Array.from({ length: opts.concurrency }, worker));
+    await runWorkers(opts.concurrency, worker);
   }
   return hashed;
 }

@@ -10,7 +10,8 @@ import {
   fileFactsSync,
   listDir,
 } from "../../platform/hostfs.ts";
-import { BatchWriter, mapLimit } from "./batch-writer.ts";
+import { mapLimit, runWorkers } from "../../platform/pool.ts";
+import { BatchWriter } from "./batch-writer.ts";
 import { childTask, dirEntry, fileEntry, isDir, relOf } from "./entries.ts";
 import { renameOrAdd, settleMoves, signature } from "./moves.ts";
 import type { DirTask, ScanOptions, ScanTarget } from "./scan-types.ts";
@@ -49,7 +50,7 @@ export async function syncTree(
     }
   };
   // Workers end when the queue is momentarily empty; loop until no worker found more work.
-  while (queue.length > 0) await Promise.all(Array.from({ length: DIR_CONCURRENCY }, worker));
+  while (queue.length > 0) await runWorkers(DIR_CONCURRENCY, worker);
   if (opts.moves) settleMoves(repo, writer, target, opts.moves, opts);
   await writer.flush();
 }
