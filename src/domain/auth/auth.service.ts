@@ -1,6 +1,4 @@
-import { and, eq, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
-import { apiKeys, refreshTokens, users } from "../../db/schema.ts";
 import { AppError } from "../../errors.ts";
 import { ExpiringSet } from "../../platform/expiring-set.ts";
 import { newId, nowIso } from "../../platform/ids.ts";
@@ -10,6 +8,7 @@ import type { Actor } from "../actor.ts";
 import { isSubset } from "../permissions.ts";
 import { permissionsOf, sessionsCutoffMs, type UserRow, type UsersRepo } from "../users/users.repo.ts";
 import { ActiveUsers } from "./active-users.ts";
+import { createAuthRepo } from "./auth.repo.ts";
 import { API_KEY_PREFIX, hashSecret, type TokenSigner } from "./tokens.ts";
 
 export interface TokenPair {
@@ -55,7 +54,8 @@ const BAD_REFRESH = () => new AppError("UNAUTHENTICATED", "invalid or expired re
  * credential (bearer JWT or API key) into an Actor.
  */
 export function createAuthService(deps: Deps) {
-  const { db, tokens, passwords, metrics } = deps;
+  const { tokens, passwords, metrics } = deps;
+  const repo = createAuthRepo(deps.db);
   const active = new ActiveUsers();
   // The gauge is computed when scraped, so users drop out of it after 15 quiet minutes.
   (metrics.activeUsers as unknown as { collect?: () => void }).collect = () =>
@@ -74,16 +74,14 @@ export function createAuthService(deps: Deps) {
       permissions: permissionsOf(userRoles),
     });
     const refresh = await tokens.signRefresh(user.id, family);
-    db.insert(refreshTokens)
-      .values({
-        id: refresh.jti,
-        user_id: user.id,
-        family_id: family,
-        token_hash: hashSecret(refresh.token),
-        created_at: nowIso(),
-        expires_at: new Date(refresh.exp * 1000).toISOString(),
-      })
-      .run();
+    repo.insertRefreshToken({
+      id: refresh.jti,
+      user_id: user.id,
+      family_id: family,
+      token_hash: hashSecret(refresh.token),
+      created_at: nowIso(),
+      expires_at: new Date(refresh.exp * 1000).toISOString(),
+    });
     return {
       access_token: access.token,
       refresh_token: refresh.token,
@@ -106,7 +104,7 @@ export function createAuthService(deps: Deps) {
       throw new AppError("ACCOUNT_DISABLED", "this account is deactivated");
     }
     metrics.authAttempts.inc({ method: "password", status: "success" });
-    db.update(users).set({ last_login_at: nowIso() }).where(eq(users.id, user.id)).run();
+    repo.stampLogin(user.id);
     return issue(user);
   }
 
@@ -120,23 +118,10 @@ export function createAuthService(deps: Deps) {
       metrics.authAttempts.inc({ method: "refresh", status: "failure" });
       throw BAD_REFRESH();
     });
-    const now = nowIso();
-    const claimed = db
-      .update(refreshTokens)
-      .set({ used_at: now })
-      .where(
-        and(
-          eq(refreshTokens.id, verified.jti),
-          eq(refreshTokens.token_hash, hashSecret(refreshToken)),
-          isNull(refreshTokens.used_at),
-          isNull(refreshTokens.revoked_at),
-        ),
-      )
-      .returning()
-      .get();
+    const claimed = repo.claimRefreshToken(verified.jti, hashSecret(refreshToken));
     if (!claimed) {
-      const row = db.select().from(refreshTokens).where(eq(refreshTokens.id, verified.jti)).get();
-      if (row?.used_at) revokeWhere(eq(refreshTokens.family_id, row.family_id));
+      const row = repo.refreshTokenById(verified.jti);
+      if (row?.used_at) repo.revokeFamily(row.family_id);
       metrics.authAttempts.inc({ method: "refresh", status: "failure" });
       throw BAD_REFRESH();
     }
@@ -149,19 +134,11 @@ export function createAuthService(deps: Deps) {
     return issue(user, claimed.family_id);
   }
 
-  /** Marks revoked the not-yet-revoked refresh tokens matching `which`. */
-  function revokeWhere(which: SQL): void {
-    db.update(refreshTokens)
-      .set({ revoked_at: nowIso() })
-      .where(and(which, isNull(refreshTokens.revoked_at)))
-      .run();
-  }
-
   /** Revokes every refresh token of the user (logout-all, password change, deactivation). */
   function revokeAllFor(userId: string): void {
-    revokeWhere(eq(refreshTokens.user_id, userId));
+    repo.revokeAllOfUser(userId);
     // Access and stream tokens carry no server state: the cutoff ends them too.
-    db.update(users).set({ sessions_revoked_at: nowIso() }).where(eq(users.id, userId)).run();
+    repo.cutSessions(userId);
   }
 
   /** Revokes the presented refresh token when it belongs to the actor. */
@@ -170,7 +147,7 @@ export function createAuthService(deps: Deps) {
       throw BAD_REFRESH();
     });
     if (verified.sub !== actor.userId) throw BAD_REFRESH();
-    revokeWhere(eq(refreshTokens.id, verified.jti));
+    repo.revokeToken(verified.jti);
   }
 
   /** The actor behind a bearer access token; 401 when invalid or the user is inactive. */
@@ -208,11 +185,7 @@ export function createAuthService(deps: Deps) {
 
   /** The actor behind an API key; its permissions are the key's, never wider than the owner's now. */
   function authenticateApiKey(secret: string): Actor {
-    const key = db
-      .select()
-      .from(apiKeys)
-      .where(eq(apiKeys.key_hash, hashSecret(secret)))
-      .get();
+    const key = repo.apiKeyByHash(hashSecret(secret));
     const now = nowIso();
     if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) {
       metrics.authAttempts.inc({ method: "api_key", status: "failure" });
@@ -226,7 +199,7 @@ export function createAuthService(deps: Deps) {
     const owner = permissionsOf(deps.users.rolesOf(user.id));
     // Intersect with the owner's current permissions: a demoted owner's keys shrink too.
     const permissions = key.permissions.filter((p) => isSubset([p], owner));
-    db.update(apiKeys).set({ last_used_at: now }).where(eq(apiKeys.id, key.id)).run();
+    repo.stampApiKeyUse(key.id, now);
     active.touch(user.id);
     metrics.apiKeyUsage.inc();
     return {

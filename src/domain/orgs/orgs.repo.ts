@@ -2,7 +2,7 @@ import { asc, count, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { organizations, users } from "../../db/schema.ts";
 import { newId, nowIso } from "../../platform/ids.ts";
-import { createBuiltinRoles } from "../setup.ts";
+import { createBuiltinRoles } from "../setup.repo.ts";
 
 export type OrgRow = typeof organizations.$inferSelect & { user_count: number };
 
