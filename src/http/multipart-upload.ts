@@ -1,3 +1,7 @@
+// busboy 1.6 rather than its fork @fastify/busboy: 1.6 has no open advisory and its parser is
+// done (no release needed since 2022); the fork keeps the older 0.x event API, and moving would
+// change how truncated, malformed and aborted bodies surface here, which the upload, abort and
+// hostile-client suites pin down. Revisit if an advisory lands in busboy and not in the fork.
 import busboy from "busboy";
 import type { AppContext } from "../context.ts";
 import type { FileDto } from "../domain/files/files.dto.ts";
