@@ -378,7 +378,9 @@ describe("playback without ffmpeg", () => {
   let token: string;
 
   beforeAll(async () => {
-    s = await startServer({ media: { ffmpeg_path: "/nonexistent/ffmpeg", ffprobe_path: "/nonexistent/ffprobe" } });
+    s = await startServer({
+      media: { ffmpeg_path: "/nonexistent/ffmpeg", ffprobe_path: "/nonexistent/ffprobe" },
+    });
     token = await s.login();
   });
   afterAll(async () => {
