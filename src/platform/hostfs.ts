@@ -232,13 +232,3 @@ export async function* dirEntries(abs: string): AsyncGenerator<{ name: string; k
     await handle.close().catch(() => {});
   }
 }
-
-/** Where the link `abs` leads when it is a directory (its real path), else undefined. */
-export async function linkedDirectory(abs: string): Promise<string | undefined> {
-  try {
-    const target = await realpath(abs);
-    return (await stat(target)).isDirectory() ? target : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -33,6 +33,8 @@ const IDLE_FOR_SLOT_MS = 15_000;
 /** Longest wait for one segment before answering 503. */
 const SEGMENT_WAIT_MS = 60_000;
 const TICK_MS = 200;
+/** How long a failed conversion answers 503 before ffmpeg is tried again. */
+const FAILURE_MEMORY_MS = 30_000;
 
 export interface ConversionInput {
   /** File id and content version: a new version converts anew. */
@@ -59,6 +61,8 @@ interface Job {
   listFile: string;
   paused: boolean;
   failed?: string;
+  /** When the last run failed, and from which segment (a failing file is not restarted at once). */
+  failedAt?: { ms: number; from: number };
   lastRequested: number;
   lastAccess: number;
   ticking: boolean;
@@ -219,6 +223,7 @@ export function createConversions(opts: ConversionsOptions) {
       if (code !== 0 && code !== null) {
         job.failed =
           proc.stderrTail().trim().split("\n").slice(-3).join(" | ") || `ffmpeg exited with ${code}`;
+        job.failedAt = { ms: Date.now(), from: job.runFrom };
         opts.log.warn(
           { file: job.input.fileId, plan: job.input.planKey, err: job.failed },
           "conversion failed",
@@ -272,6 +277,15 @@ export function createConversions(opts: ConversionsOptions) {
       }
       const highest = Math.max(job.runFrom - 1, ...[...job.done.keys()].filter((k) => k >= job.runFrom));
       const reachable = job.proc && n >= job.runFrom && n <= highest + WAIT_AHEAD;
+      // ffmpeg failed here a moment ago: answer that instead of starting it again for every retry.
+      const failedHere =
+        job.failedAt && job.failedAt.from <= n && Date.now() - job.failedAt.ms < FAILURE_MEMORY_MS;
+      if (!reachable && failedHere) {
+        throw new AppError(
+          "UNAVAILABLE",
+          `the conversion of this file failed: ${job.failed ?? "ffmpeg error"}`,
+        );
+      }
       if (!reachable) await start(job, n);
       else if (job.paused) {
         job.proc?.resume();

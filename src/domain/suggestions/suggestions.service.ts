@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { AppError, invalid, notFound } from "../../errors.ts";
 import type { HostPolicy } from "../../platform/host-policy.ts";
-import { dirEntries, linkedDirectory, normalizeAbsolute, realPathOf } from "../../platform/hostfs.ts";
+import { dirEntries, normalizeAbsolute, realDir, realPathOf } from "../../platform/hostfs.ts";
 import { type Actor, requireInstanceAdmin } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
 import { PathSuggestionsInput } from "./suggestions.schemas.ts";
@@ -106,7 +106,7 @@ async function matchingDirs(
 
 /** A symlink to a directory the policy allows once resolved. */
 async function isDirLink(path: string, policy: HostPolicy): Promise<boolean> {
-  const target = await linkedDirectory(path);
+  const target = await realDir(path);
   return target !== undefined && policy.suggestible(target) && policy.suggestible(path);
 }
 
