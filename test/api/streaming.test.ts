@@ -194,6 +194,15 @@ describe.skipIf(missing("playback: direct, remux, transcode", "ffmpeg", "ffprobe
       expect(Number(p.format.duration)).toBeGreaterThan(29.5);
     }, 120_000);
 
+    it("also offers HLS of a file that plays directly (for outside players), video copied", async () => {
+      const clip = await info(ids["clip.mp4"]!);
+      const out = join(media, "clip-out.ts");
+      await ffmpegFromServer("-i", `${s.url}${clip.body.hls_url}`, "-c", "copy", out);
+      const p = probe(out);
+      expect(p.streams.map((x) => x.codec_name).sort()).toEqual(["aac", "h264"]);
+      expect(Number(p.format.duration)).toBeGreaterThan(7.5);
+    }, 60_000);
+
     it("seeks: a far segment comes first, starts at its time, and carries the chosen audio track", async () => {
       const film = await info(ids["movie.mkv"]!, "?audio=2");
       expect(film.body.hls_url).toContain("audio=2");
@@ -206,9 +215,9 @@ describe.skipIf(missing("playback: direct, remux, transcode", "ffmpeg", "ffprobe
       const playlist = await (await fetch(variantUrl)).text();
       expect(playlist).toContain("#EXT-X-ENDLIST");
       const segments = playlist.split("\n").filter((l) => l.startsWith("seg-"));
-      expect(segments).toHaveLength(7);
-      // Segment 5 of a conversion nobody started: ffmpeg starts at 30 s, not at 0.
-      const seg5 = await fetch(new URL(segments[5]!, variantUrl));
+      expect(segments).toHaveLength(14);
+      // Segment 10 of a conversion nobody started: ffmpeg starts at 30 s, not at 0.
+      const seg5 = await fetch(new URL(segments[10]!, variantUrl));
       expect(seg5.status).toBe(200);
       expect(seg5.headers.get("content-type")).toBe("video/mp2t");
       const file = join(media, "seg5.ts");
@@ -224,7 +233,7 @@ describe.skipIf(missing("playback: direct, remux, transcode", "ffmpeg", "ffprobe
       expect(Number(video.start_time) - Number(first.start_time)).toBeCloseTo(30, 0);
       expect(audio.tags?.language).toBe("fre");
       // Segments carry no credential of their own: the token in the path is required.
-      const forged = new URL(segments[5]!, variantUrl).href.replace(/\/t\/[^/]+\//, "/t/forged/");
+      const forged = new URL(segments[10]!, variantUrl).href.replace(/\/t\/[^/]+\//, "/t/forged/");
       expect((await fetch(forged)).status).toBe(401);
     }, 120_000);
 

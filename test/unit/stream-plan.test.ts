@@ -4,6 +4,7 @@ import {
   decide,
   gridLayout,
   keyframeLayout,
+  SEGMENT_SECONDS,
   type StreamPlan,
   segmentArgs,
 } from "../../src/domain/playback/stream-plan.ts";
@@ -65,10 +66,11 @@ describe("playback decisions", () => {
     });
   });
 
-  it("cuts a converted file every 6 s and a copied one at keyframes, at least 6 s apart", () => {
-    expect(gridLayout(20)).toEqual({ starts: [0, 6, 12, 18], duration: 20 });
-    expect(gridLayout(18).starts).toEqual([0, 6, 12]);
-    expect(keyframeLayout([0, 2, 4, 6.5, 8, 13, 19.8], 20).starts).toEqual([0, 6.5, 13]);
+  it("cuts a converted file every 3 s and a copied one at keyframes, at least 3 s apart", () => {
+    expect(SEGMENT_SECONDS).toBe(3);
+    expect(gridLayout(10)).toEqual({ starts: [0, 3, 6, 9], duration: 10 });
+    expect(gridLayout(9).starts).toEqual([0, 3, 6]);
+    expect(keyframeLayout([0, 1, 2, 3.5, 4, 8, 9.8], 10).starts).toEqual([0, 3.5, 8]);
   });
 
   it("builds ffmpeg arguments from numbers and fixed options only, starting where asked", () => {
@@ -76,7 +78,7 @@ describe("playback decisions", () => {
     const args = segmentArgs({
       plan,
       layout: gridLayout(100),
-      from: 5,
+      from: 10,
       absPath: "/data/-i evil.mkv",
       demuxer: "matroska",
       listFile: "list-1.csv",
@@ -90,9 +92,9 @@ describe("playback decisions", () => {
     expect(at("-protocol_whitelist")).toBe("file");
     expect(at("-c:v")).toBe("libx264");
     expect(at("-vf")).toBe("scale=-2:1080");
-    expect(at("-force_key_frames")?.startsWith("30.000,36.000,42.000")).toBe(true);
-    expect(at("-segment_times")?.startsWith("36.000,42.000")).toBe(true);
-    expect(at("-segment_start_number")).toBe("5");
+    expect(at("-force_key_frames")?.startsWith("30.000,33.000,36.000")).toBe(true);
+    expect(at("-segment_times")?.startsWith("33.000,36.000")).toBe(true);
+    expect(at("-segment_start_number")).toBe("10");
     expect(at("-metadata:s:a:0")).toBe("language=eng");
 
     const hw = segmentArgs({

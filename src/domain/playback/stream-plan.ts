@@ -17,7 +17,8 @@ import { STREAMABLE } from "../files/mime.ts";
  * (transcode), or have their MP3/AAC copied into it (remux).
  */
 
-export const SEGMENT_SECONDS = 6;
+/** Seconds per segment: short, so a seek or a first play waits for little conversion. */
+export const SEGMENT_SECONDS = 3;
 
 /** What a browser decodes without help: the default of `codecs=`. */
 export const BROWSER_CODECS = ["h264", "vp8", "vp9", "av1", "aac", "mp3", "opus", "vorbis", "flac"] as const;

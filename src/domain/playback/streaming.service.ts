@@ -38,8 +38,8 @@ import {
   TEXT_SUBTITLE_CODECS,
 } from "./subtitles.ts";
 
-/** Longest keyframe scan of a file before giving up copying its video (it is converted instead). */
-const KEYFRAME_SCAN_MS = 60_000;
+/** Longest keyframe scan of a file before giving up copying its video (it is transcoded instead). */
+const KEYFRAME_SCAN_MS = 10_000;
 /** Largest sidecar subtitle read. */
 const MAX_SUBTITLE_BYTES = 8 * 1024 * 1024;
 const LAYOUT_CACHE_MAX = 500;
@@ -73,37 +73,56 @@ export function createStreamingService(deps: {
   subtitleCache: DiskCache;
 }) {
   const repo = createPlaybackRepo(deps.db);
-  const layouts = new Map<string, Layout>();
+  /** Keyframe layouts per file version; null: the scan failed, the version is transcoded. */
+  const layouts = new Map<string, Layout | null>();
   const scans = createJobQueue({ concurrency: 1, failureTtlMs: 60_000 });
   const subtitleJobs = createJobQueue({ concurrency: 2, failureTtlMs: 60_000 });
 
   const query = (input: unknown): PlaybackQueryInput => parseInput(PlaybackQuery, input ?? {});
 
-  /** The plan for a request, from the file's probe. */
-  function planOf(content: OpenedContent, info: MediaInfo, q: PlaybackQueryInput): StreamPlan {
+  /**
+   * The plan for a request and its segments. A copied video is cut at its
+   * keyframes, scanned once per file version within KEYFRAME_SCAN_MS; when
+   * the scan fails or takes longer (a huge file on a slow disk), that version
+   * is transcoded instead, for as long as the server runs, so every playlist
+   * and segment of a session agree on one layout.
+   */
+  async function planOf(
+    content: OpenedContent,
+    info: MediaInfo,
+    q: PlaybackQueryInput,
+    hls = false,
+  ): Promise<{ plan: StreamPlan; layout?: Layout }> {
     if (q.audio !== undefined && !audioStreams(info).some((s) => s.index === q.audio)) {
       throw new AppError("VALIDATION", `the file has no audio stream ${q.audio}`);
     }
-    return decide(info, content.row.mime_type, q.codecs ?? BROWSER_CODECS, q.audio);
+    // HLS of a file that would play directly (an outside player given hls_url): as if its container were not playable.
+    const plan = decide(info, hls ? "" : content.row.mime_type, q.codecs ?? BROWSER_CODECS, q.audio);
+    const duration = info.duration_seconds;
+    if (plan.mode === "direct" || !duration) return { plan };
+    if (plan.video?.action !== "copy") return { plan, layout: gridLayout(duration) };
+    const layout = await keyframeLayoutOf(content, duration);
+    if (layout) return { plan, layout };
+    return {
+      plan: { ...plan, mode: "transcode", video: { index: plan.video.index, action: "h264" } },
+      layout: gridLayout(duration),
+    };
   }
 
-  /** Segments of a plan: a copied video is cut at its keyframes (scanned once per version), else every 6 s. */
-  async function layoutOf(content: OpenedContent, info: MediaInfo, plan: StreamPlan): Promise<Layout> {
-    const duration = info.duration_seconds;
-    if (!duration) throw new AppError("VALIDATION", "the file's duration is unknown: it cannot be converted");
-    if (plan.video?.action !== "copy") return gridLayout(duration);
+  async function keyframeLayoutOf(content: OpenedContent, duration: number): Promise<Layout | undefined> {
     const key = `${content.row.id}:${content.etag}`;
-    const hit = layouts.get(key);
-    if (hit) return hit;
-    const keyframes = await scans.run(key, async () => {
-      const k = await deps.tools.keyframes(content.path, KEYFRAME_SCAN_MS);
-      if (!k || k.length === 0) throw new AppError("UNAVAILABLE", "the video's keyframes could not be read");
-      return k;
-    });
-    const layout = keyframeLayout(keyframes, duration);
+    if (layouts.has(key)) return layouts.get(key) ?? undefined;
+    const keyframes = await scans.run(key, () => deps.tools.keyframes(content.path, KEYFRAME_SCAN_MS));
+    const layout = keyframes && keyframes.length > 0 ? keyframeLayout(keyframes, duration) : null;
     if (layouts.size >= LAYOUT_CACHE_MAX) layouts.delete(layouts.keys().next().value as string);
     layouts.set(key, layout);
-    return layout;
+    return layout ?? undefined;
+  }
+
+  /** The layout of a converted plan (a file whose duration is unknown cannot be cut into segments). */
+  function segmentsOf(r: { layout?: Layout }): Layout {
+    if (!r.layout) throw new AppError("VALIDATION", "the file's duration is unknown: it cannot be converted");
+    return r.layout;
   }
 
   async function opened(actor: Actor, id: string, input: unknown) {
@@ -186,7 +205,7 @@ export function createStreamingService(deps: {
         };
       }
       const info = probed;
-      const plan = planOf(content, info, q);
+      const { plan } = await planOf(content, info, q);
       const video = videoStream(info);
       const tags = await tagsOf(content, info);
       const embedded = info.streams
@@ -225,9 +244,9 @@ export function createStreamingService(deps: {
     /** The HLS master playlist: one variant (the plan's codecs and resolution). */
     async master(actor: Actor, id: string, input: unknown, token: string): Promise<string> {
       const { q, content, info } = await opened(actor, id, input);
-      const plan = planOf(content, info, q);
-      if (!info.duration_seconds)
-        throw new AppError("VALIDATION", "the file's duration is unknown: it cannot be converted");
+      const planned = await planOf(content, info, q, true);
+      segmentsOf(planned);
+      const { plan } = planned;
       const video = videoStream(info);
       const copiedMp3 =
         plan.audio?.action === "copy" &&
@@ -258,8 +277,7 @@ export function createStreamingService(deps: {
     /** The media playlist: every segment of the file, as a finished (VOD) list. */
     async variant(actor: Actor, id: string, input: unknown): Promise<string> {
       const { q, content, info } = await opened(actor, id, input);
-      const plan = planOf(content, info, q);
-      const layout = await layoutOf(content, info, plan);
+      const layout = segmentsOf(await planOf(content, info, q, true));
       const durations = layout.starts.map((s, n) => segmentEnd(layout, n) - s);
       const lines = [
         "#EXTM3U",
@@ -280,8 +298,9 @@ export function createStreamingService(deps: {
     async segment(actor: Actor, id: string, segment: string, input: unknown): Promise<string> {
       const n = Number(/^seg-(\d+)\.ts$/.exec(segment)?.[1] ?? Number.NaN);
       const { q, content, info } = await opened(actor, id, input);
-      const plan = planOf(content, info, q);
-      const layout = await layoutOf(content, info, plan);
+      const planned = await planOf(content, info, q, true);
+      const layout = segmentsOf(planned);
+      const { plan } = planned;
       if (!Number.isInteger(n) || n >= layout.starts.length) throw notFound("segment");
       const demuxer = await demuxerOf(content.path);
       if (!demuxer) throw new AppError("VALIDATION", "the file could not be read as media");
