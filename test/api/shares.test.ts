@@ -125,6 +125,15 @@ describe("share links", () => {
     expect([sent.status, await sent.text()]).toEqual([201, expect.any(String)]);
     const inDrop = await s.api("GET", `/api/v1/directories/${drop.id}/children`, { token: admin });
     expect(inDrop.body.files.map((f: { name: string }) => f.name)).toEqual(["hello.txt"]);
+    // A drop folder shows nothing of what was sent: not on its page, not as downloads.
+    const after = await (await anon(link.body.url)).text();
+    expect(after).not.toContain("hello.txt");
+    expect(after).toContain('enctype="multipart/form-data"');
+    for (const path of ["/download", "/zip", `/f/${inDrop.body.files[0].id}`, `?dir=${drop.id}`]) {
+      const r = await anon(`${link.body.url}${path}`);
+      expect([path, r.status]).toEqual([path, path.startsWith("?") ? 200 : 404]);
+      if (path.startsWith("?")) expect(await r.text()).not.toContain("hello.txt");
+    }
     const inElsewhere = await s.api("GET", `/api/v1/directories/${elsewhere.id}/children`, { token: admin });
     expect(inElsewhere.body.total).toBe(0);
     const again = new FormData();

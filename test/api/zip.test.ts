@@ -157,6 +157,28 @@ describe("zip downloads", () => {
     ).body.files.find((f: { name: string }) => f.name === "Hidden");
     expect((await get(kid.token, `/api/v1/directories/${hidden.id}/zip`)).status).toBe(404);
   });
+
+  it("zips a selection of a folder through the folder's link (the UI's multi-selection download)", async () => {
+    const list = await s.api("GET", `/api/v1/directories/${photos.id}/children`, { token: admin });
+    const byName = Object.fromEntries(
+      list.body.files.map((f: { name: string; id: string }) => [f.name, f.id]),
+    );
+    const st = (await s.api("POST", `/api/v1/files/${photos.id}/stream-token`, { token: admin })).body.token;
+    const link = (ids: string[]) =>
+      `${s.url}/api/v1/directories/${photos.id}/zip?st=${encodeURIComponent(st)}&ids=${ids.join(",")}`;
+    const r = await fetch(link([byName["写真.txt"], byName["Été 2024"]]));
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-disposition")).toContain("Photos.zip");
+    expect(await unzip(Buffer.from(await r.arrayBuffer()))).toEqual({
+      "写真.txt": "photo",
+      "Été 2024/": "/",
+      "Été 2024/plage.txt": "sable",
+    });
+    // Only items directly in that folder: a deeper one, or one elsewhere, is refused.
+    const summer = await s.api("GET", `/api/v1/directories/${byName["Été 2024"]}/children`, { token: admin });
+    expect((await fetch(link([summer.body.files[0].id]))).status).toBe(400);
+    expect((await fetch(link(["not-an-id"]))).status).toBe(400);
+  });
 });
 
 /** Zip64: a folder past 4 GiB (a sparse file on a watched drive, so nothing large is uploaded). */

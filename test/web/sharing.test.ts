@@ -198,4 +198,34 @@ describe.skipIf(missing("sharing UI", "/usr/bin/chromium"))("sharing UI", () => 
     const file = listing.body.files.find((f: { name: string }) => f.name === "big.bin");
     expect(file?.size).toBe(big.length);
   }, 90_000);
+
+  it("lets someone without an account drop a file into a folder, and shows them nothing in it", async () => {
+    const drop = await mkdir(s, admin, "For grandpa's photos");
+    await upload(s, admin, "already-here.txt", "private", { parentId: drop.id });
+    const link = await s.api("POST", "/api/v1/shares", {
+      token: admin,
+      body: { directory_id: drop.id, allow_upload: true },
+    });
+    expect(link.status).toBe(201);
+    const fresh = await ui.browser.newContext();
+    try {
+      const grandpa = await fresh.newPage();
+      await grandpa.goto(`${s.url}${link.body.url}`);
+      await grandpa.getByRole("heading", { name: "For grandpa's photos" }).waitFor();
+      expect(await grandpa.content()).not.toContain("already-here.txt");
+      await grandpa.getByLabel("Add a file").setInputFiles({
+        name: "garden.txt",
+        mimeType: "text/plain",
+        buffer: Buffer.from("roses"),
+      });
+      await grandpa.getByRole("button", { name: "Upload" }).click();
+      await grandpa.getByRole("status").filter({ hasText: "your file was received" }).waitFor();
+      expect(await grandpa.content()).not.toContain("garden.txt");
+    } finally {
+      await fresh.close();
+    }
+    const inside = await s.api("GET", `/api/v1/directories/${drop.id}/children`, { token: admin });
+    const garden = inside.body.files.find((f: { name: string }) => f.name === "garden.txt");
+    expect(garden?.size).toBe(5);
+  });
 });

@@ -212,12 +212,21 @@ export function createFilesService(deps: FilesDeps) {
      */
     zipPlan(
       actor: Actor,
-      target: { directoryId: string } | { ids: readonly string[] },
+      target: { directoryId: string; ids?: readonly string[] } | { ids: readonly string[] },
     ): { name: string; entries: ZipEntry[] } {
       requirePermission(actor, "file:read");
       let roots: FileRow[];
       let name: string;
-      if ("directoryId" in target) {
+      if ("directoryId" in target && target.ids) {
+        // A selection inside one folder, named by the folder (a link for it: the folder's stream token).
+        const dir = tree.liveDir(actor, target.directoryId);
+        const q = parseInput(ZipSelectionInput, { ids: target.ids }, "query");
+        roots = q.ids.map((id) => tree.live(actor, id));
+        if (roots.some((r) => r.parent_id !== dir.id)) {
+          throw new AppError("VALIDATION", "every selected item must be directly in this folder");
+        }
+        name = dir.name;
+      } else if ("directoryId" in target) {
         const dir = tree.liveDir(actor, target.directoryId);
         roots = [dir];
         name = dir.name;

@@ -208,11 +208,22 @@ export function createSharesService(deps: {
 
     /** A member of a folder share, by id: inside the shared folder, readable by the creator; else 404. */
     member(open: OpenShare, fileId: string): FileRow {
+      this.assertBrowsable(open);
       const row = tree.live(open.actor, fileId);
       if (!deps.repo.isSelfOrAncestor(open.actor.organizationId, open.target.id, row.id)) {
         throw new AppError("FILE_NOT_FOUND", "file not found");
       }
       return row;
+    },
+
+    /**
+     * A drop folder (`allow_upload`) takes files without showing any: its
+     * contents, their downloads and its zip are 404 to the link's holders.
+     */
+    assertBrowsable(open: OpenShare): void {
+      if (open.share.allow_upload && open.target.type === "directory") {
+        throw new AppError("FILE_NOT_FOUND", "a drop folder's contents are not shown");
+      }
     },
 
     /** The readable members of a folder share's folder (one level). */

@@ -43,7 +43,12 @@ const zip = dirRoute({
     "(a stream token from POST /files/{id}/stream-token for the folder's id, for links). At most 100,000 entries.",
   request: {
     params: Id,
-    query: z.object({ st: z.string().optional().openapi({ description: "Stream token for this folder" }) }),
+    query: z.object({
+      st: z.string().optional().openapi({ description: "Stream token for this folder" }),
+      ids: z.string().max(40_000).optional().openapi({
+        description: "Comma-separated ids of items directly in this folder: zip only those (a selection)",
+      }),
+    }),
   },
   responses: {
     200: {
@@ -140,7 +145,8 @@ export function directoriesRoutes(ctx: AppContext, guards: Guards): Router {
 
   r.openapi({ ...zip, middleware: [streamTokenAuth(ctx, guards)] }, (c) => {
     const files = ctx.services.files;
-    const plan = files.zipPlan(actorOf(c), { directoryId: c.req.valid("param").id });
+    const ids = c.req.valid("query").ids?.split(",").filter(Boolean);
+    const plan = files.zipPlan(actorOf(c), { directoryId: c.req.valid("param").id, ...(ids ? { ids } : {}) });
     files.countDownload("download");
     return sendZip(c, plan.name, plan.entries, files.openEntry, ctx.log);
   });

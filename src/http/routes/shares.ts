@@ -170,18 +170,28 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
           headers,
         );
       }
+      if (o.share.allow_upload) {
+        // A drop folder: the form only; what others sent stays with the owner.
+        return c.html(
+          page(
+            o.target.name,
+            `<h1>${esc(o.target.name)}</h1><p class="muted">Files you add go to the owner of this folder; ` +
+              `nobody with the link can see them.</p>` +
+              `<form method="post" action="/s/${esc(token)}/upload" enctype="multipart/form-data">` +
+              `<p><label>Add a file <input type="file" name="file" required></label> <button>Upload</button></p></form>` +
+              (c.req.query("sent") === "1" ? `<p role="status">Thank you: your file was received.</p>` : ""),
+          ),
+          200,
+          headers,
+        );
+      }
       const dirId = c.req.query("dir") ?? o.target.id;
       const here = shares.member(o, dirId);
       const items = shares.members(o, here.id);
-      const drop =
-        o.share.allow_upload && here.id === o.target.id
-          ? `<form method="post" action="/s/${esc(token)}/upload" enctype="multipart/form-data">` +
-            `<p><label>Add a file <input type="file" name="file" required></label> <button>Upload</button></p></form>`
-          : "";
       return c.html(
         page(
           here.name,
-          `<h1>${esc(here.name)}</h1><p><a class="button" href="/s/${esc(token)}/zip">Download all (zip)</a></p>${drop}` +
+          `<h1>${esc(here.name)}</h1><p><a class="button" href="/s/${esc(token)}/zip">Download all (zip)</a></p>` +
             (here.id !== o.target.id
               ? `<p><a href="/s/${esc(token)}">Back to ${esc(o.target.name)}</a></p>`
               : "") +
@@ -225,6 +235,7 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
     return sendContent(c, opened, "attachment");
   };
   const sendFolder = (c: import("hono").Context<Env>, o: OpenShare, dirId: string) => {
+    shares.assertBrowsable(o);
     const plan = ctx.services.files.zipPlan(o.actor, { directoryId: dirId });
     counted(c, o);
     return sendZip(c, plan.name, plan.entries, ctx.services.files.openEntry, ctx.log);
@@ -237,7 +248,7 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
       c.set("actor", shares.uploader(o));
       const file = await receiveUpload(ctx, c, { parentId: o.target.id });
       if ((c.req.header("accept") ?? "").includes("text/html"))
-        return c.redirect(`/s/${c.req.param("token")}`, 303);
+        return c.redirect(`/s/${c.req.param("token")}?sent=1`, 303);
       return c.json({ id: file.id, name: file.name, size: file.size }, 201);
     } catch (err) {
       return failure(c, err);

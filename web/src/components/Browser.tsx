@@ -113,6 +113,7 @@ export function Browser({ dirId }: { dirId: string | undefined }) {
         loaded={folder.files.length}
         loading={folder.loading}
         readOnly={!writable}
+        folderName={here?.name}
       />
       {folder.error ? (
         <p class="error" role="alert">

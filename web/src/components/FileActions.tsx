@@ -25,6 +25,23 @@ export async function download(f: FileRec): Promise<void> {
   }
 }
 
+/** Downloads several items of one folder as one zip named after the folder. */
+export async function downloadSelection(dirId: string, folderName: string, chosen: FileRec[]): Promise<void> {
+  try {
+    const a = document.createElement("a");
+    a.href = await zipUrl(
+      dirId,
+      chosen.map((f) => f.id),
+    );
+    a.download = `${folderName}.zip`;
+    document.body.append(a);
+    a.click();
+    a.remove();
+  } catch (err) {
+    toast(`Download failed: ${messageOf(err)}`, "error");
+  }
+}
+
 /** Runs `op` on each chosen entry, then says how it went in one message. */
 async function each(
   list: FileRec[],

@@ -3,7 +3,7 @@ import { fromInput } from "../lib/drop.ts";
 import type { FileRec } from "../lib/types.ts";
 import { enqueue } from "../lib/upload.ts";
 import type { Sort, SortKey } from "../lib/useFolder.ts";
-import { download, type FileActionsApi } from "./FileActions.tsx";
+import { download, downloadSelection, type FileActionsApi } from "./FileActions.tsx";
 import type { ViewMode } from "./FileView.tsx";
 import { Icon } from "./Icon.tsx";
 import { LinkShare } from "./LinkShare.tsx";
@@ -67,7 +67,12 @@ function CreateBar(p: { actions: FileActionsApi; readOnly: boolean; count: strin
 }
 
 /** What can be done with the selected entries. */
-function SelectionBar(p: { actions: FileActionsApi; chosen: FileRec[]; readOnly: boolean }) {
+function SelectionBar(p: {
+  actions: FileActionsApi;
+  chosen: FileRec[];
+  readOnly: boolean;
+  folderName?: string;
+}) {
   const a = p.actions;
   const one = p.chosen.length === 1 ? p.chosen[0] : undefined;
   const [linking, setLinking] = useState<FileRec>();
@@ -79,6 +84,13 @@ function SelectionBar(p: { actions: FileActionsApi; chosen: FileRec[]; readOnly:
           icon="download"
           label={one.type === "directory" ? "Download as zip" : "Download"}
           onClick={() => download(one)}
+        />
+      ) : a.dirId && p.folderName ? (
+        // Several items: one zip of them, through the folder's link (the top level has no folder to name it).
+        <Action
+          icon="download"
+          label="Download as zip"
+          onClick={() => downloadSelection(a.dirId as string, p.folderName as string, p.chosen)}
         />
       ) : null}
       {one ? <Action icon="share" label="Get link" onClick={() => setLinking(one)} /> : null}
@@ -151,6 +163,8 @@ export function FileToolbar(p: {
   loaded: number;
   loading: boolean;
   readOnly: boolean;
+  /** The folder shown (absent at the top). */
+  folderName?: string;
 }) {
   return (
     <div class="toolbar" role="toolbar" aria-label="File actions">
@@ -161,7 +175,7 @@ export function FileToolbar(p: {
           count={countText(p.loading, p.loaded, p.count)}
         />
       ) : (
-        <SelectionBar actions={p.actions} chosen={p.chosen} readOnly={p.readOnly} />
+        <SelectionBar actions={p.actions} chosen={p.chosen} readOnly={p.readOnly} folderName={p.folderName} />
       )}
       <ViewControls mode={p.mode} setMode={p.setMode} sort={p.sort} setSort={p.setSort} />
     </div>

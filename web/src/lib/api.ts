@@ -218,10 +218,14 @@ export async function api<T>(method: string, path: string, o: RequestOptions = {
 }
 
 /** A short-lived URL that media elements and download links can use without headers. */
-/** A link that downloads a folder as one zip (a stream token for the folder: no headers needed). */
-export async function zipUrl(dirId: string): Promise<string> {
+/**
+ * A link that downloads a folder as one zip, or only `ids` of its items (a
+ * stream token for the folder: no headers needed).
+ */
+export async function zipUrl(dirId: string, ids?: readonly string[]): Promise<string> {
   const { token } = await api<{ token: string }>("POST", `/files/${encodeURIComponent(dirId)}/stream-token`);
-  return `${API}/directories/${encodeURIComponent(dirId)}/zip?st=${encodeURIComponent(token)}`;
+  const only = ids ? `&ids=${ids.map(encodeURIComponent).join(",")}` : "";
+  return `${API}/directories/${encodeURIComponent(dirId)}/zip?st=${encodeURIComponent(token)}${only}`;
 }
 
 export async function streamUrl(fileId: string, kind: "stream" | "download"): Promise<string> {
