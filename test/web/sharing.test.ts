@@ -40,6 +40,8 @@ describe.skipIf(missing("sharing UI", "/usr/bin/chromium"))("sharing UI", () => 
     const photos = await mkdir(s, admin, "Photos");
     const tax = await mkdir(s, admin, "Tax");
     await upload(s, admin, "beach.txt", "sand", { parentId: photos.id });
+    await upload(s, admin, "hills.txt", "grass", { parentId: photos.id });
+    await upload(s, admin, "lake.txt", "water", { parentId: photos.id });
     await upload(s, admin, "tax-notes.txt", "numbers", { parentId: tax.id });
     ui = await openBrowser(s.url);
     page = ui.page;
@@ -198,6 +200,24 @@ describe.skipIf(missing("sharing UI", "/usr/bin/chromium"))("sharing UI", () => 
     const file = listing.body.files.find((f: { name: string }) => f.name === "big.bin");
     expect(file?.size).toBe(big.length);
   }, 90_000);
+
+  it("downloads several selected files of a folder as one zip", async () => {
+    await page.getByRole("link", { name: "Shared files", exact: true }).click();
+    await page.locator('[role=option][data-name="Photos"]').dblclick();
+    await page.getByRole("listbox", { name: "Contents of Photos" }).waitFor();
+    for (const name of ["beach.txt", "lake.txt"]) {
+      await page.locator(`[role=option][data-name="${name}"]`).locator(".check").click();
+    }
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download as zip" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("Photos.zip");
+    const bytes = readFileSync((await download.path())!);
+    expect(bytes.includes(Buffer.from("beach.txt"))).toBe(true);
+    expect(bytes.includes(Buffer.from("lake.txt"))).toBe(true);
+    expect(bytes.includes(Buffer.from("hills.txt"))).toBe(false);
+  });
 
   it("lets someone without an account drop a file into a folder, and shows them nothing in it", async () => {
     const drop = await mkdir(s, admin, "For grandpa's photos");
