@@ -1,4 +1,3 @@
-import { createReadStream } from "node:fs";
 import type { ServerResponse } from "node:http";
 // Before yazl: its CRC-32 goes native (see zip-crc.ts).
 import "../platform/zip-crc.ts";
@@ -7,6 +6,7 @@ import type { OpenedContent } from "../domain/files/content.ts";
 import type { FileRow } from "../domain/files/files.repo.ts";
 import type { ZipEntry } from "../domain/files/files.service.ts";
 import type { Logger } from "../log.ts";
+import { RecycledBuffers, recycledFileStream } from "../platform/recycled-reads.ts";
 import type { Env } from "./env.ts";
 import { contentDisposition } from "./file-response.ts";
 
@@ -29,6 +29,8 @@ export function sendZip(
 ): Response {
   const out = c.env?.outgoing as ServerResponse | undefined;
   const zip = new ZipFile();
+  // Read buffers come back when the response has written them (below): no allocation per megabyte.
+  const buffers = new RecycledBuffers();
   for (const e of entries) {
     const mtime = new Date(e.row.updated_at);
     if (e.row.type === "directory") {
@@ -37,8 +39,7 @@ export function sendZip(
     }
     zip.addReadStreamLazy(e.path, { compress: false, size: e.row.size, mtime }, (cb) => {
       open(e.row).then(
-        // 1 MiB reads: fewer trips through yazl's streams per gigabyte.
-        (content) => cb(null, createReadStream(content.path, { highWaterMark: 1 << 20 })),
+        (content) => cb(null, recycledFileStream(content.path, buffers)),
         (err: unknown) => cb(err as Error, undefined as never),
       );
     });
@@ -71,7 +72,16 @@ export function sendZip(
     if (!out.writableFinished) (zip.outputStream as unknown as { destroy(): void }).destroy();
   });
   out.writeHead(200, headers);
-  zip.outputStream.pipe(out);
+  // pipe() by hand, so each chunk's buffer is given back once the response has written it.
+  const source = zip.outputStream;
+  source.on("data", (chunk: Buffer) => {
+    const more = out.write(chunk, () => buffers.release(chunk));
+    if (!more) {
+      source.pause();
+      out.once("drain", () => source.resume());
+    }
+  });
+  source.once("end", () => out.end());
   return RESPONSE_ALREADY_SENT;
 }
 
