@@ -219,6 +219,34 @@ describe.skipIf(missing("sharing UI", "/usr/bin/chromium"))("sharing UI", () => 
     expect(bytes.includes(Buffer.from("hills.txt"))).toBe(false);
   });
 
+  it("shares a whole folder by link: browsed and downloaded as a zip in a fresh browser", async () => {
+    // Inside Photos the breadcrumb names the top too: the first link is the sidebar's.
+    await page.getByRole("link", { name: "Shared files", exact: true }).first().click();
+    await page.locator('[role=option][data-name="Photos"]').locator(".check").click();
+    await page.getByRole("button", { name: "Get link" }).click();
+    const dialog = page.locator("dialog[open]");
+    await dialog.getByRole("button", { name: "Create link" }).click();
+    const link = await dialog.getByLabel("Share link").inputValue();
+    await dialog.getByRole("button", { name: "Close" }).click();
+    const fresh = await ui.browser.newContext();
+    try {
+      const visitor = await fresh.newPage();
+      await visitor.goto(link);
+      await visitor.getByRole("heading", { name: "Photos" }).waitFor();
+      await visitor.getByRole("link", { name: "lake.txt" }).waitFor();
+      const [download] = await Promise.all([
+        visitor.waitForEvent("download"),
+        visitor.getByRole("link", { name: "Download all (zip)" }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe("Photos.zip");
+      const bytes = readFileSync((await download.path())!);
+      expect(bytes.includes(Buffer.from("Photos/lake.txt"))).toBe(true);
+      expect(bytes.includes(Buffer.from("water"))).toBe(true);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("lets someone without an account drop a file into a folder, and shows them nothing in it", async () => {
     const drop = await mkdir(s, admin, "For grandpa's photos");
     await upload(s, admin, "already-here.txt", "private", { parentId: drop.id });
