@@ -224,6 +224,11 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
+/** fsync of a file or directory by path: its contents (or entries) reach the disk before this resolves. */
+export async function fsyncPath(path: string): Promise<void> {
+  return fsyncDir(path);
+}
+
 async function fsyncDir(dir: string): Promise<void> {
   const fh = await open(dir, "r");
   try {

@@ -6,17 +6,44 @@ import { EVENTS, Server } from "@tus/server";
 import type { AppContext } from "../../context.ts";
 import type { Actor } from "../../domain/actor.ts";
 import { AppError } from "../../errors.ts";
+import { fsyncPath } from "../../platform/blobstore.ts";
 import { actorOf, type Router } from "../env.ts";
 import type { Guards } from "../router.ts";
 import { newRouter } from "../router.ts";
 
 /**
- * The file store, minus its constructor's asynchronous mkdir, which throws
- * from a callback (an uncaught exception: the whole server would stop) when
+ * The file store, durable (fsync before each acknowledgement), minus its
+ * constructor's asynchronous mkdir, which throws from a callback (an uncaught exception: the whole server would stop) when
  * the directory vanished meanwhile. The directory is made synchronously
  * before it, and a missing one later fails the request that needs it.
  */
-class SyncCreatedFileStore extends FileStore {}
+class SyncCreatedFileStore extends FileStore {
+  private readonly dir: string;
+
+  constructor(dir: string, options: ConstructorParameters<typeof FileStore>[0]) {
+    super(options);
+    this.dir = dir;
+  }
+
+  /** A created upload is on disk (its file, its record, their names) before the 201 says it exists. */
+  override async create(file: Parameters<FileStore["create"]>[0]) {
+    const created = await super.create(file);
+    await fsyncPath(join(this.dir, file.id));
+    await fsyncPath(join(this.dir, `${file.id}.json`)).catch(() => undefined);
+    await fsyncPath(this.dir);
+    return created;
+  }
+
+  /**
+   * Bytes of a PATCH are on disk before the new offset is acknowledged: after
+   * a power cut, HEAD never answers an offset the disk does not hold.
+   */
+  override async write(...args: Parameters<FileStore["write"]>) {
+    const offset = await super.write(...args);
+    await fsyncPath(join(this.dir, args[1]));
+    return offset;
+  }
+}
 // (Private in its typings, so shadowed on the subclass's prototype: the base class is untouched.)
 (SyncCreatedFileStore.prototype as unknown as { checkOrCreateDirectory(): void }).checkOrCreateDirectory =
   () => {};
@@ -44,7 +71,7 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
   const directory = join(ctx.dataDir, "tus");
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const expiryMs = ctx.cfg.storage.resumable_upload_expiry_hours * 3600_000;
-  const store = new SyncCreatedFileStore({ directory, expirationPeriodInMilliseconds: expiryMs });
+  const store = new SyncCreatedFileStore(directory, { directory, expirationPeriodInMilliseconds: expiryMs });
   const actors = new WeakMap<Request, Actor>();
   const actorFor = (req: Request): Actor => {
     const a = actors.get(req);
