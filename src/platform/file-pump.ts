@@ -24,10 +24,7 @@ export async function pumpFile(fh: FileHandle, start: number, end: number, out: 
     // Small ranges (a media element's seek) get one small buffer, not half a megabyte.
     const length = end - start + 1;
     const size = Math.max(1, Math.min(CHUNK, length));
-    const buffers = [
-      Buffer.allocUnsafeSlow(size),
-      length > size ? Buffer.allocUnsafeSlow(size) : Buffer.alloc(0),
-    ];
+    const buffers = [takeBuffer(), length > size ? takeBuffer() : EMPTY];
     const inFlight: (Promise<void> | undefined)[] = [undefined, undefined];
     let pos = start;
     for (let i = 0; pos <= end; i ^= 1) {
@@ -42,12 +39,32 @@ export async function pumpFile(fh: FileHandle, start: number, end: number, out: 
       inFlight[i] = pending;
     }
     await Promise.race([Promise.all(inFlight), closed]);
+    // Every write has completed: nothing refers to the buffers any more. (After a failure they are
+    // left to the collector: a write the socket never finished may still hold one.)
+    for (const b of buffers) giveBack(b);
     out.off("close", onClose);
     await new Promise<void>((resolve) => out.end(resolve));
   } finally {
     out.off("close", onClose);
     await fh.close();
   }
+}
+
+/**
+ * Read buffers shared by every download: a range request of 64 KiB used to
+ * allocate its buffer anew, and thousands of them a second kept V8 busy
+ * collecting external memory. At most FREE_MAX wait here for reuse.
+ */
+const free: Buffer[] = [];
+const FREE_MAX = 64;
+const EMPTY = Buffer.alloc(0);
+
+function takeBuffer(): Buffer {
+  return free.pop() ?? Buffer.allocUnsafeSlow(CHUNK);
+}
+
+function giveBack(b: Buffer): void {
+  if (b.length === CHUNK && free.length < FREE_MAX) free.push(b);
 }
 
 function write(out: Writable, chunk: Buffer): Promise<void> {

@@ -12,28 +12,31 @@ import { confirmAction, promptText } from "./Modal.tsx";
  * headers): a file as it is, a folder as one zip, streamed by the server.
  */
 export async function download(f: FileRec): Promise<void> {
-  try {
-    const a = document.createElement("a");
-    const folder = f.type === "directory";
-    a.href = folder ? await zipUrl(f.id) : await streamUrl(f.id, "download");
-    a.download = folder ? `${f.name}.zip` : f.name;
-    document.body.append(a);
-    a.click();
-    a.remove();
-  } catch (err) {
-    toast(`Download failed: ${messageOf(err)}`, "error");
-  }
+  const folder = f.type === "directory";
+  await startDownload(
+    () => (folder ? zipUrl(f.id) : streamUrl(f.id, "download")),
+    folder ? `${f.name}.zip` : f.name,
+  );
 }
 
 /** Downloads several items of one folder as one zip named after the folder. */
-export async function downloadSelection(dirId: string, folderName: string, chosen: FileRec[]): Promise<void> {
+export function downloadSelection(dirId: string, folderName: string, chosen: FileRec[]): Promise<void> {
+  return startDownload(
+    () =>
+      zipUrl(
+        dirId,
+        chosen.map((f) => f.id),
+      ),
+    `${folderName}.zip`,
+  );
+}
+
+/** Clicks a temporary `<a download>` for the link `url()` makes; a failure is a toast. */
+async function startDownload(url: () => Promise<string>, name: string): Promise<void> {
   try {
     const a = document.createElement("a");
-    a.href = await zipUrl(
-      dirId,
-      chosen.map((f) => f.id),
-    );
-    a.download = `${folderName}.zip`;
+    a.href = await url();
+    a.download = name;
     document.body.append(a);
     a.click();
     a.remove();
