@@ -81,6 +81,14 @@ function makeMedia(dir: string): void {
     join(dir, "song.flac"),
   );
   ffmpeg(...["-f", "lavfi", "-i", "sine=frequency=440:duration=5", "-c:a", "ac3"], join(dir, "tone.ac3"));
+  // Written to a pipe: Matroska without a duration (ffprobe says N/A), as some recorders leave files.
+  writeFileSync(
+    join(dir, "nodur.mkv"),
+    execFileSync("ffmpeg", [
+      ...["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=10:duration=3"],
+      ...["-c:v", "mpeg4", "-f", "matroska", "pipe:1"],
+    ]),
+  );
 }
 
 describe.skipIf(missing("playback: direct, remux, transcode", "ffmpeg", "ffprobe"))(
@@ -96,7 +104,7 @@ describe.skipIf(missing("playback: direct, remux, transcode", "ffmpeg", "ffprobe
       makeMedia(media);
       s = await startServer({ auth: { registration_enabled: true } });
       token = await s.login();
-      for (const name of ["movie.mkv", "h264.mkv", "clip.mp4", "song.flac", "tone.ac3"]) {
+      for (const name of ["movie.mkv", "h264.mkv", "clip.mp4", "song.flac", "tone.ac3", "nodur.mkv"]) {
         const res = await upload(s, token, name, readFileSync(join(media, name)));
         expect(res.status, name).toBe(201);
         ids[name] = res.body.id;
@@ -159,6 +167,15 @@ describe.skipIf(missing("playback: direct, remux, transcode", "ffmpeg", "ffprobe
       // Music: the browser plays FLAC as it is; audio it cannot play is converted.
       expect((await info(ids["song.flac"]!)).body).toMatchObject({ mode: "direct", video: null });
       expect((await info(ids["tone.ac3"]!)).body).toMatchObject({ mode: "transcode", video: null });
+    });
+
+    it("hands a file of unknown duration over as it is, saying why it cannot be converted", async () => {
+      const r = await info(ids["nodur.mkv"]!);
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ mode: "transcode", duration: null, hls_url: null });
+      expect(r.body.reason).toMatch(/duration is unknown/);
+      expect(r.body.direct_url).toMatch(/\/download\?st=/);
+      expect((await fetch(`${s.url}${r.body.direct_url}`)).status).toBe(200);
     });
 
     it("refuses bad input at the boundary", async () => {

@@ -235,8 +235,12 @@ export function createStreamingService(deps: {
           selected: s.index === plan.audio?.index,
         })),
         subtitles: [...embedded, ...side],
-        ...(plan.mode === "direct" ? { direct_url: directUrl } : {}),
+        // Without a duration nothing can be cut into segments: the file as it is, and why.
+        ...(plan.mode === "direct" || !info.duration_seconds ? { direct_url: directUrl } : {}),
         hls_url: info.duration_seconds ? `${base}/hls/master.m3u8${carry(q, token)}` : null,
+        ...(plan.mode !== "direct" && !info.duration_seconds
+          ? { reason: "the file's duration is unknown, so it cannot be converted for this browser" }
+          : {}),
         ...(tags ? { tags } : {}),
       };
     },
