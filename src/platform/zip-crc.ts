@@ -1,4 +1,5 @@
 import { createRequire, Module } from "node:module";
+import { inSea } from "./sea.ts";
 
 /**
  * yazl computes each zip entry's CRC-32 with buffer-crc32, a JavaScript table
@@ -10,6 +11,9 @@ import { createRequire, Module } from "node:module";
  * yazl on disk and does nothing.
  */
 function preferNativeCrc32(): void {
+  // The single executable has it through the build's alias; its createRequire would find a
+  // checkout's node_modules when the binary sits in one (build/attic) and fail on the .cjs.
+  if (inSea()) return;
   const require = createRequire(import.meta.url);
   let target: string;
   try {
