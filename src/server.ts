@@ -29,7 +29,7 @@ import { withSecurityHeaders } from "./http/middleware/security-headers.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { DiskCache } from "./platform/disk-cache.ts";
 import { freeBytes } from "./platform/disk-space.ts";
-import { createMediaTools } from "./platform/ffmpeg.ts";
+import { createMediaTools, demuxerOf } from "./platform/ffmpeg.ts";
 import { dataDirWritable, HealthRegistry, probeCheck } from "./platform/health.ts";
 import { createHostPolicy } from "./platform/host-policy.ts";
 import { loadSigningKeys } from "./platform/keys.ts";
@@ -110,12 +110,14 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   const conversions = createConversions({
     work: createWorkDir(join(dataDir, "transcodes")),
     spawn: mediaTools.spawnFfmpeg,
+    demuxerOf,
     maxRunning: cfg.media.max_transcodes,
     idleMs: cfg.media.transcode_idle_seconds * 1000,
     maxBytes: cfg.media.transcode_cache_max_bytes,
     hwaccel: cfg.media.hwaccel,
     log,
   });
+  const streamTokens = createStreamTokens({ files: storage.tree, users: accounts.usersRepo, keys });
   const services: Services = {
     files: storage.files,
     directories: storage.directories,
@@ -146,6 +148,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       tools: mediaTools,
       conversions,
       subtitleCache: new DiskCache(join(dataDir, "subtitles"), 256 * 1024 * 1024, ".vtt"),
+      issueToken: streamTokens.issue,
     }),
     thumbnails: createThumbnailService({
       openContent: storage.files.openContent,
@@ -172,7 +175,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       users: accounts.usersRepo,
       passwords,
     }),
-    streamTokens: createStreamTokens({ files: storage.tree, users: accounts.usersRepo, keys }),
+    streamTokens,
   };
   const ctx: AppContext = {
     cfg,

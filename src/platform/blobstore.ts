@@ -137,10 +137,10 @@ export class BlobStore {
     const dir = dirname(target);
     const created = await mkdir(dir, { recursive: true, mode: 0o750 });
     await rename(staged.tempPath, target);
-    await fsyncDir(dir);
+    await fsyncPath(dir);
     if (created) {
-      await fsyncDir(dirname(dir));
-      await fsyncDir(this.blobsDir);
+      await fsyncPath(dirname(dir));
+      await fsyncPath(this.blobsDir);
     }
   }
 
@@ -226,11 +226,7 @@ async function exists(path: string): Promise<boolean> {
 
 /** fsync of a file or directory by path: its contents (or entries) reach the disk before this resolves. */
 export async function fsyncPath(path: string): Promise<void> {
-  return fsyncDir(path);
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, "r");
+  const fh = await open(path, "r");
   try {
     await fh.sync();
   } finally {

@@ -286,12 +286,13 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
 
     /**
      * A subtitle stream as WebVTT: stream `streamIndex` of a media file, or a
-     * whole subtitle file read with `demuxer` (ass, srt, webvtt). Undefined
+     * whole subtitle file read with `demuxer` (ASS/SSA; SubRip and WebVTT
+     * sidecars are converted without ffmpeg). Undefined
      * when ffmpeg fails (an image-based stream, a broken file).
      */
     async subtitleVtt(
       absPath: string,
-      source: { streamIndex: number } | { demuxer: "ass" | "srt" | "webvtt" },
+      source: { streamIndex: number } | { demuxer: "ass" },
     ): Promise<Buffer | undefined> {
       if (!state.ffmpeg) return undefined;
       const demuxer = "demuxer" in source ? source.demuxer : await demuxerOf(absPath);

@@ -13,6 +13,11 @@ export function readStream(path: string, range?: { start: number; end: number })
   return createReadStream(path, { highWaterMark: 256 * 1024, ...range });
 }
 
+/** A file's whole bytes (callers bound the size first). */
+export function readBytes(path: string): Promise<Buffer> {
+  return readFile(path);
+}
+
 /** A file's whole text as UTF-8 (callers bound the size first). */
 export function readUtf8(path: string): Promise<string> {
   return readFile(path, "utf8");

@@ -24,13 +24,11 @@ export function playbackRpc(ctx: AppContext): Partial<ServiceImpl<typeof Playbac
       return { success: true };
     },
     getPlaybackInfo: async (req, call) => {
-      const actor = actorOf(call);
-      const { token } = await ctx.services.streamTokens.issue(actor, req.fileId);
       const input = {
         ...(req.codecs.length > 0 ? { codecs: req.codecs.join(",") } : {}),
         ...(req.audio !== undefined ? { audio: String(req.audio) } : {}),
       };
-      const p = await ctx.services.streaming.info(actor, req.fileId, input, token);
+      const p = await ctx.services.streaming.info(actorOf(call), req.fileId, input);
       return {
         mode: p.mode,
         duration: p.duration ?? 0,

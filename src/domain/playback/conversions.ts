@@ -44,7 +44,6 @@ export interface ConversionInput {
   planKey: string;
   layout: Layout;
   absPath: string;
-  demuxer: string;
   height?: number;
 }
 
@@ -71,6 +70,8 @@ interface Job {
 export interface ConversionsOptions {
   work: WorkDir;
   spawn: (args: string[], cwd: string) => FfmpegProcess | undefined;
+  /** The demuxer forced for a file (sniffed from its content), read when a conversion starts. */
+  demuxerOf: (absPath: string) => Promise<string | undefined>;
   maxRunning: number;
   idleMs: number;
   maxBytes: number;
@@ -200,12 +201,14 @@ export function createConversions(opts: ConversionsOptions) {
         totalBytes -= size;
       }
     }
+    const demuxer = await opts.demuxerOf(job.input.absPath);
+    if (!demuxer) throw new AppError("VALIDATION", "the file could not be read as media");
     const args = segmentArgs({
       plan: job.input.plan,
       layout: job.input.layout,
       from,
       absPath: job.input.absPath,
-      demuxer: job.input.demuxer,
+      demuxer,
       listFile: job.listFile,
       hwaccel: opts.hwaccel,
       height: job.input.height,

@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import type { Db } from "../../db/client.ts";
 import { AppError, notFound } from "../../errors.ts";
 import type { DiskCache } from "../../platform/disk-cache.ts";
-import { demuxerOf, type MediaInfo, type MediaTools } from "../../platform/ffmpeg.ts";
+import type { MediaInfo, MediaTools } from "../../platform/ffmpeg.ts";
 import { createJobQueue } from "../../platform/job-queue.ts";
+import { readBytes } from "../../platform/local-files.ts";
 import { type MusicTags, readMusicTags } from "../../platform/music.ts";
 import { type Access, LEVEL } from "../access/access.ts";
 import type { Actor } from "../actor.ts";
@@ -71,6 +72,8 @@ export function createStreamingService(deps: {
   tools: MediaTools;
   conversions: Conversions;
   subtitleCache: DiskCache;
+  /** A stream token for the file, for callers who came with a header (its URLs must work without one). */
+  issueToken: (actor: Actor, id: string) => Promise<{ token: string }>;
 }) {
   const repo = createPlaybackRepo(deps.db);
   /** Keyframe layouts per file version; null: the scan failed, the version is transcoded. */
@@ -132,6 +135,11 @@ export function createStreamingService(deps: {
     return { q, content, info };
   }
 
+  /** The token the caller came with (a stream token of this file), or a new one. */
+  async function tokenFor(actor: Actor, content: OpenedContent, given: string | undefined): Promise<string> {
+    return given ?? (await deps.issueToken(actor, content.row.id)).token;
+  }
+
   /** Query string of the URLs a playlist hands on: same audio, codecs and token. */
   function carry(q: PlaybackQueryInput, token: string | undefined): string {
     const p = new URLSearchParams();
@@ -162,13 +170,14 @@ export function createStreamingService(deps: {
     /**
      * How `id` plays on the client described by `input` (`codecs`, `audio`):
      * the mode, the streams, the subtitles, and the URLs to play it, each
-     * carrying `token` (a stream token) so players that cannot send headers
-     * can use them. Without ffmpeg, or for a file ffprobe cannot read:
+     * carrying a stream token (the one the caller presented, else a new one)
+     * so players that cannot send headers can use them. Without ffmpeg, or for a file ffprobe cannot read:
      * direct, with the reason (the browser may still play it).
      */
-    async info(actor: Actor, id: string, input: unknown, token: string): Promise<PlaybackInfoDto> {
+    async info(actor: Actor, id: string, input: unknown, given?: string): Promise<PlaybackInfoDto> {
       const q = query(input);
       const content = await deps.openPlayable(actor, id);
+      const token = await tokenFor(actor, content, given);
       const base = `/api/v1/files/${content.row.id}`;
       const st = `?st=${encodeURIComponent(token)}`;
       const directUrl = `${base}/${STREAMABLE.has(content.row.mime_type) ? "stream" : "download"}${st}`;
@@ -246,8 +255,9 @@ export function createStreamingService(deps: {
     },
 
     /** The HLS master playlist: one variant (the plan's codecs and resolution). */
-    async master(actor: Actor, id: string, input: unknown, token: string): Promise<string> {
+    async master(actor: Actor, id: string, input: unknown, given?: string): Promise<string> {
       const { q, content, info } = await opened(actor, id, input);
+      const token = await tokenFor(actor, content, given);
       const planned = await planOf(content, info, q, true);
       segmentsOf(planned);
       const { plan } = planned;
@@ -306,8 +316,6 @@ export function createStreamingService(deps: {
       const layout = segmentsOf(planned);
       const { plan } = planned;
       if (!Number.isInteger(n) || n >= layout.starts.length) throw notFound("segment");
-      const demuxer = await demuxerOf(content.path);
-      if (!demuxer) throw new AppError("VALIDATION", "the file could not be read as media");
       return deps.conversions.segment(
         {
           fileId: content.row.id,
@@ -316,7 +324,6 @@ export function createStreamingService(deps: {
           planKey: planKey(plan),
           layout,
           absPath: content.path,
-          demuxer,
           height: videoStream(info)?.height,
         },
         n,
@@ -334,14 +341,13 @@ export function createStreamingService(deps: {
         if (file.size > MAX_SUBTITLE_BYTES)
           throw new AppError("PAYLOAD_TOO_LARGE", "the subtitle file is too large");
         if (side.format === "ass") return convertCached(file, { demuxer: "ass" }, "ass");
-        const text = decodeSubtitle(await readAll(file));
+        const text = decodeSubtitle(await readBytes(file.path));
         if (side.format === "srt") return srtToVtt(text);
         const vtt = asVtt(text);
         if (!vtt) throw new AppError("VALIDATION", "the .vtt file is not WebVTT");
         return vtt;
       }
-      if (!deps.tools.available)
-        throw new AppError("UNAVAILABLE", "embedded subtitles need ffmpeg, which is missing");
+      // Without ffmpeg the probe answers 503 (embedded subtitles need it).
       const info = await deps.media.probe(content);
       const stream = info.streams.find((s) => s.index === index && s.type === "subtitle");
       if (!stream) throw notFound("subtitle");
@@ -371,12 +377,6 @@ export function createStreamingService(deps: {
     });
     return vtt.toString("utf8");
   }
-}
-
-async function readAll(content: OpenedContent): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of content.stream()) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 export type StreamingService = ReturnType<typeof createStreamingService>;

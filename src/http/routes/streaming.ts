@@ -93,10 +93,6 @@ export function streamingRoutes(ctx: AppContext, guards: Guards): Router {
   const streaming = ctx.services.streaming;
   const byToken = streamTokenAuth(ctx, guards);
 
-  /** The caller's stream token, or a fresh one for a caller who came with a header. */
-  const tokenOf = async (c: Context<Env>, id: string): Promise<string> =>
-    c.req.query("st") ?? (await ctx.services.streamTokens.issue(actorOf(c), id)).token;
-
   const playlist = (c: Context<Env>, body: string) =>
     c.body(body, 200, {
       "Content-Type": "application/vnd.apple.mpegurl",
@@ -106,11 +102,11 @@ export function streamingRoutes(ctx: AppContext, guards: Guards): Router {
 
   r.openapi({ ...info, middleware: [byToken] }, async (c) => {
     const { id } = c.req.valid("param");
-    return c.json(await streaming.info(actorOf(c), id, c.req.query(), await tokenOf(c, id)), 200);
+    return c.json(await streaming.info(actorOf(c), id, c.req.query(), c.req.query("st")), 200);
   });
   r.openapi({ ...master, middleware: [byToken] }, async (c) => {
     const { id } = c.req.valid("param");
-    return playlist(c, await streaming.master(actorOf(c), id, c.req.query(), await tokenOf(c, id))) as never;
+    return playlist(c, await streaming.master(actorOf(c), id, c.req.query(), c.req.query("st"))) as never;
   });
   r.openapi({ ...variant, middleware: [byToken] }, async (c) => {
     const { id } = c.req.valid("param");
