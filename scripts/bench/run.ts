@@ -17,7 +17,7 @@ import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { apiBench } from "./api.ts";
 import { downloadBench } from "./download.ts";
-import { WORK } from "./lib/attic.ts";
+import { ATTIC_UNDER_TEST, WORK } from "./lib/attic.ts";
 import { run } from "./lib/proc.ts";
 import { type Figure, printFigure, say, writeResults } from "./lib/report.ts";
 import { playbackBench } from "./playback.ts";
@@ -70,6 +70,7 @@ async function machine(): Promise<Record<string, unknown>> {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model,
     node: process.version,
+    attic: ATTIC_UNDER_TEST,
     nginx: nginx?.stderr.trim(),
     commit: git?.stdout.trim(),
     loadavgAtStart: loadavg(),

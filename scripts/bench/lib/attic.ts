@@ -80,15 +80,21 @@ export function waitListening(child: ChildProcess, timeoutMs = 60_000): Promise<
   });
 }
 
+/** The single executable when it is built (what households run), else the sources (BENCH_SOURCE=1 forces them). */
+const BINARY = join(ROOT, "build/attic");
+export const ATTIC_UNDER_TEST =
+  existsSync(BINARY) && process.env.BENCH_SOURCE !== "1" ? "build/attic" : "node src/main.ts";
+
 /**
- * Starts `node src/main.ts serve --port 0` on a fresh (or given) data dir,
- * pinned to the server CPU, and logs in as admin.
+ * Starts Attic (`build/attic serve --port 0`, or `node src/main.ts` without a
+ * build) on a fresh (or given) data dir, pinned to the server CPU, and logs in as admin.
  */
 export async function startAttic(opts: { dataDir?: string } = {}): Promise<AtticProcess> {
   mkdirSync(WORK, { recursive: true });
   const dataDir = opts.dataDir ?? mkdtempSync(join(WORK, "data-"));
+  const fromBuild = ATTIC_UNDER_TEST === "build/attic";
   const args = [
-    join(ROOT, "src/main.ts"),
+    ...(fromBuild ? [] : [join(ROOT, "src/main.ts")]),
     "serve",
     "--host",
     "127.0.0.1",
@@ -97,7 +103,7 @@ export async function startAttic(opts: { dataDir?: string } = {}): Promise<Attic
     "--data-dir",
     dataDir,
   ];
-  const [cmd, a] = pinned(SRV_CPU, process.execPath, args);
+  const [cmd, a] = pinned(SRV_CPU, fromBuild ? BINARY : process.execPath, args);
   const child = spawn(cmd, a, { env: atticEnv(), stdio: ["ignore", "pipe", "pipe"], cwd: WORK });
   const url = await waitListening(child);
   const login = await fetch(`${url}/api/v1/auth/login`, {
