@@ -1,13 +1,26 @@
 /**
  * Drizzle table definitions: the one picture of the database that queries use.
- * The DDL that creates them lives in ./migrations (kept in step by
- * test/db/schema.test.ts, which compares both).
+ * The one place the structure is authored: `npm run db:sql` prints the DDL
+ * drizzle-kit generates from it, which new migrations in ./migrations copy
+ * (full-text tables and triggers, outside drizzle's model, are written there
+ * by hand). test/db/schema.test.ts fails when the migrated database differs
+ * from that DDL in any column, default, key or index.
  *
  * Conventions: ids are UUIDv7 text; timestamps are ISO 8601 UTC text (they
  * sort as text); booleans are 0/1 integers; permission lists are JSON arrays.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import {
+  type AnySQLiteColumn,
+  foreignKey,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
 
 const timestamps = {
   created_at: text("created_at").notNull(),
@@ -205,7 +218,7 @@ export const files = sqliteTable(
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
     owner_id: text("owner_id"),
-    parent_id: text("parent_id"),
+    parent_id: text("parent_id").references((): AnySQLiteColumn => files.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     /** "/"-joined names from the top of the organization's tree. */
     path: text("path").notNull(),
@@ -216,7 +229,7 @@ export const files = sqliteTable(
     /** Lowercase hex SHA-256 of the content; "" until known (watched files hash lazily). */
     hash: text("hash").notNull().default(""),
     blob_hash: text("blob_hash"),
-    watched_folder_id: text("watched_folder_id"),
+    watched_folder_id: text("watched_folder_id").references(() => watchedFolders.id, { onDelete: "cascade" }),
     /** Path relative to the watched folder's root. */
     host_rel_path: text("host_rel_path"),
     /** Host file mtime (ms) at last index; lets rescans skip unchanged files. */
@@ -237,7 +250,11 @@ export const files = sqliteTable(
   },
   (t) => [
     uniqueIndex("files_live_name_uq")
-      .on(t.organization_id, sql`coalesce(${t.parent_id}, 'home:' || ${t.home_of}, '')`, t.name)
+      .on(
+        t.organization_id,
+        sql`(CASE WHEN ${t.parent_id} IS NOT NULL THEN ${t.parent_id} WHEN ${t.home_of} IS NOT NULL THEN 'home:' || ${t.home_of} ELSE '' END)`,
+        t.name,
+      )
       .where(sql`${t.is_deleted} = 0`),
     index("files_parent_idx").on(t.organization_id, t.parent_id, t.is_deleted, t.name),
     index("files_path_idx").on(t.organization_id, t.path),
@@ -279,6 +296,10 @@ export const folderGrants = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.organization_id, t.folder_id, t.subject_type, t.subject_id] }),
+    foreignKey({
+      columns: [t.organization_id, t.folder_id],
+      foreignColumns: [accessLists.organization_id, accessLists.folder_id],
+    }).onDelete("cascade"),
     index("folder_grants_subject_idx").on(t.subject_type, t.subject_id),
   ],
 );

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { schemaDdl } from "../../scripts/db-sql.ts";
 import { openDb } from "../../src/db/client.ts";
 import { MIGRATIONS } from "../../src/db/migrations/index.ts";
-import * as schema from "../../src/db/schema.ts";
 
 describe("database schema", () => {
   const dir = mkdtempSync(join(tmpdir(), "attic-schema-"));
@@ -15,20 +15,88 @@ describe("database schema", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const tables = (Object.values(schema) as unknown[]).filter(
-    (v): v is SQLiteTable => typeof v === "object" && v !== null && Symbol.for("drizzle:IsDrizzleTable") in v,
-  );
+  /**
+   * Everything SQLite records about the structure, per table: columns (type,
+   * NOT NULL, default, primary key), foreign keys, and indexes (unique,
+   * partial, key columns with collation and order; an expression key is
+   * compared through the index's own SQL, whitespace and quoting aside).
+   * Full-text tables are custom SQL outside drizzle's model: left out.
+   */
+  const structure = (c: Database.Database) => {
+    // Booleans: drizzle writes DEFAULT false, the migrations DEFAULT 0 (the same value in SQLite).
+    const norm = (s: string | null) =>
+      ({ false: "0", true: "1" })[s ?? ""] ?? (s ?? "").replace(/[`"\s]/g, "").toLowerCase();
+    const names = (
+      c.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as {
+        name: string;
+      }[]
+    )
+      .map((r) => r.name)
+      .filter((n) => !n.startsWith("files_fts"))
+      .sort();
+    return Object.fromEntries(
+      names.map((t) => [
+        t,
+        {
+          columns: (c.pragma(`table_info(${t})`) as Record<string, string | number | null>[])
+            .map((col) => {
+              const { name, type, notnull, dflt_value, pk } = col;
+              return {
+                name,
+                type: String(type).toUpperCase(),
+                notnull,
+                dflt: norm(dflt_value as string),
+                pk,
+              };
+            })
+            // Columns added by ALTER TABLE come last; queries name columns, so order is not structure.
+            .sort((a, b) => String(a.name).localeCompare(String(b.name))),
+          foreignKeys: (c.pragma(`foreign_key_list(${t})`) as Record<string, string>[])
+            .map((f) => `${f.from}->${f.table}.${f.to} delete:${f.on_delete} update:${f.on_update}`)
+            .sort(),
+          indexes: (
+            c.pragma(`index_list(${t})`) as {
+              name: string;
+              unique: number;
+              partial: number;
+              origin: string;
+            }[]
+          )
+            .filter((i) => i.origin !== "pk")
+            .map((i) => {
+              const keys = (c.pragma(`index_xinfo(${i.name})`) as Record<string, string | number | null>[])
+                .filter((k) => k.key === 1)
+                .map((k) => `${k.name ?? "expr"} ${k.coll} ${k.desc}`);
+              // A column UNIQUE and a unique index on that column are the same index; expressions
+              // and WHERE clauses are only in the SQL.
+              const custom = i.partial === 1 || keys.some((k) => k.startsWith("expr"));
+              return {
+                unique: i.unique,
+                partial: i.partial,
+                keys,
+                sql: custom ? norm(sqlOf(c, i.name)) : "",
+              };
+            })
+            .sort((a, b) => (a.keys.join() + a.sql).localeCompare(b.keys.join() + b.sql)),
+        },
+      ]),
+    );
+  };
+  const sqlOf = (c: Database.Database, index: string) =>
+    (c.prepare("SELECT sql FROM sqlite_schema WHERE name = ?").get(index) as { sql: string }).sql
+      .replace(/\bON\s+[^\s(]+\s*\(/i, "(")
+      .replace(/"files"\./g, "")
+      .replace(/^CREATE (UNIQUE )?INDEX\s+\S+\s*/i, "");
 
-  it("has, for every drizzle table, the same columns in the migrated database", () => {
-    expect(tables.length).toBeGreaterThan(10);
-    for (const table of tables) {
-      const cfg = getTableConfig(table);
-      const actual = (
-        db.$client.pragma(`table_info(${cfg.name})`) as { name: string; notnull: number }[]
-      ).map((c) => `${c.name}:${c.notnull}`);
-      const expected = cfg.columns.map((c) => `${c.name}:${c.notNull || c.primary ? 1 : 0}`);
-      expect(actual.sort(), cfg.name).toEqual(expected.sort());
-    }
+  it("has exactly the structure drizzle-kit generates from schema.ts (npm run db:sql)", async () => {
+    const generated = new Database(":memory:");
+    for (const statement of await schemaDdl()) generated.exec(statement);
+    const fromSchema = structure(generated);
+    const migrated = structure(db.$client);
+    expect(Object.keys(migrated)).toEqual(Object.keys(fromSchema));
+    expect(Object.keys(migrated).length).toBeGreaterThan(15);
+    for (const table of Object.keys(fromSchema)) expect(migrated[table], table).toEqual(fromSchema[table]);
+    generated.close();
   });
 
   it("runs with WAL, foreign keys and a busy timeout, at the latest migration", () => {
