@@ -2,7 +2,6 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { getRequestListener } from "@hono/node-server";
-import { sql } from "drizzle-orm";
 import type { Config } from "./config/schema.ts";
 import type { AppContext, Services } from "./context.ts";
 import { openDb } from "./db/client.ts";
@@ -200,9 +199,10 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   const handler = withSecurityHeaders(withRpcCors(cfg.server.cors_origins, rpcAndRest));
 
   let listener: Listener | undefined;
+  const ping = db.$client.prepare("SELECT 1");
   ctx.health.register(
     "database",
-    probeCheck(() => db.get(sql`select 1`)),
+    probeCheck(() => ping.get()),
     "the database does not answer",
   );
   ctx.health.register("storage", probeCheck(dataDirWritable(dataDir)), "data directory is not writable");

@@ -20,9 +20,10 @@ export interface OpenDbOptions {
  * busy timeout) and applies pending migrations in one transaction each.
  */
 export function openDb(opts: OpenDbOptions): Db {
-  const sqlite = new Database(opts.file, {
-    ...(opts.nativeBinding ? { nativeBinding: opts.nativeBinding as string } : {}),
-  });
+  const options: Database.Options = opts.nativeBinding ? { nativeBinding: opts.nativeBinding as string } : {};
+  const sqlite = opts.onQuery
+    ? new TimedDatabase(opts.file, options, opts.onQuery)
+    : new Database(opts.file, options);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
@@ -30,9 +31,7 @@ export function openDb(opts: OpenDbOptions): Db {
   sqlite.pragma("temp_store = MEMORY");
   sqlite.pragma("cache_size = -65536");
   migrate(sqlite, opts.log);
-  const db = drizzle({ client: sqlite, schema, logger: false }) as Db;
-  if (opts.onQuery) instrument(sqlite, opts.onQuery);
-  return db;
+  return drizzle({ client: sqlite, schema, logger: false }) as Db;
 }
 
 /** Applies every migration newer than the database's `user_version`. */
@@ -49,52 +48,45 @@ export function migrate(sqlite: Database.Database, log?: Logger): void {
 }
 
 /**
- * Wraps `prepare` so that (1) statements are prepared once per SQL text and
- * reused (drizzle prepares on every query; preparing cost more than running
- * the hot lookups), and (2) each run/get/all/iterate reports its duration.
- * The operation label is the statement's verb (select, insert, update, delete).
- *
- * A reused statement may have been left in raw (array) mode by drizzle, which
- * calls `raw()` right before the calls that want arrays; so every call that
- * did not just ask for raw mode resets it. A statement still busy with an
- * iterator is never handed out twice: a fresh one is prepared instead.
+ * better-sqlite3 with each statement's run/get/all/iterate timed, for the
+ * query histogram. The operation label is the statement's verb (select,
+ * insert, update, delete). Only better-sqlite3's public API is touched:
+ * statements are neither cached nor shared, so whatever a caller (drizzle)
+ * does with `raw()` stays with that caller's statement. Statements worth
+ * keeping are prepared once by their repository (drizzle's `.prepare()` or
+ * `$client.prepare`), not by a cache here.
  */
-function instrument(sqlite: Database.Database, onQuery: (operation: string, seconds: number) => void): void {
-  const prepare = sqlite.prepare.bind(sqlite);
-  const cache = new Map<string, Database.Statement>();
-  const CACHE_MAX = 1000;
-  const wrap = (source: string): Database.Statement => {
-    const stmt = prepare(source);
+class TimedDatabase extends Database {
+  private readonly onQuery: (operation: string, seconds: number) => void;
+
+  constructor(
+    file: string,
+    options: Database.Options,
+    onQuery: (operation: string, seconds: number) => void,
+  ) {
+    super(file, options);
+    this.onQuery = onQuery;
+  }
+
+  override prepare<P extends unknown[] | {} = unknown[], R = unknown>(
+    source: string,
+  ): Database.Statement<P, R> {
+    const stmt = super.prepare<P, R>(source);
     const operation = /^\s*(\w+)/.exec(source)?.[1]?.toLowerCase() ?? "other";
-    const originalRaw = stmt.raw.bind(stmt);
-    let rawRequested = false;
-    (stmt as unknown as Record<string, unknown>).raw = (toggle?: boolean) => {
-      rawRequested = toggle !== false;
-      return toggle === undefined ? originalRaw() : originalRaw(toggle);
-    };
+    const onQuery = this.onQuery;
     for (const method of ["run", "get", "all", "iterate"] as const) {
-      const original = stmt[method].bind(stmt) as (...args: unknown[]) => unknown;
-      (stmt as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-        if (!rawRequested && method !== "run" && stmt.reader) originalRaw(false);
-        rawRequested = false;
-        const start = performance.now();
-        try {
-          return original(...args);
-        } finally {
-          onQuery(operation, (performance.now() - start) / 1000);
-        }
-      };
+      const original = stmt[method] as (...args: unknown[]) => unknown;
+      Object.defineProperty(stmt, method, {
+        value(this: Database.Statement, ...args: unknown[]) {
+          const start = performance.now();
+          try {
+            return original.apply(this, args);
+          } finally {
+            onQuery(operation, (performance.now() - start) / 1000);
+          }
+        },
+      });
     }
     return stmt;
-  };
-  (sqlite as { prepare: unknown }).prepare = (source: string) => {
-    const cached = cache.get(source);
-    if (cached && !cached.busy) return cached;
-    const stmt = wrap(source);
-    if (!cached) {
-      if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-      cache.set(source, stmt);
-    }
-    return stmt;
-  };
+  }
 }

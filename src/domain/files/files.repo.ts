@@ -29,11 +29,19 @@ export type NewFileRow = typeof files.$inferInsert;
 const parentIs = (parentId: string | null) =>
   parentId === null ? and(isNull(files.parent_id), isNull(files.home_of)) : eq(files.parent_id, parentId);
 
+/**
+ * Rows whose access root is in `roots` (a JSON array of folder ids, or a
+ * placeholder for one), or under the top's list when `top` (the viewer holds
+ * the level there).
+ */
+const aclIn = (top: boolean, roots: unknown, column: SQL = sql`${files.acl_id}`) =>
+  top
+    ? sql`(${column} IS NULL OR ${column} IN (SELECT value FROM json_each(${roots})))`
+    : sql`${column} IN (SELECT value FROM json_each(${roots}))`;
+
 /** Rows the viewer may read (folder grants), checked in the query. */
-export const readableBy = (v: AccessView, need: 1 | 2 | 3 = 1, column: SQL = sql`${files.acl_id}`) =>
-  v.top >= need
-    ? sql`(${column} IS NULL OR ${column} IN (SELECT value FROM json_each(${v.atLeast[need]})))`
-    : sql`${column} IN (SELECT value FROM json_each(${v.atLeast[need]}))`;
+export const readableBy = (v: AccessView, need: 1 | 2 | 3 = 1, column?: SQL) =>
+  aclIn(v.top >= need, v.atLeast[need], column);
 
 /**
  * The queries of the tree. Every one takes the organization id, so no
@@ -104,6 +112,41 @@ export function createFilesRepo(db: Db) {
       SELECT f.id FROM files f JOIN sub ON f.parent_id = sub.id
     ) UPDATE files SET path = ? || substr(path, ?) WHERE id IN (SELECT id FROM sub)`);
 
+  /**
+   * A directory page and its total, prepared once per shape (top or not,
+   * directories only or not, viewer reads the top's list or not): the
+   * listing is the UI's most frequent request.
+   */
+  const childrenShapes = new Map<string, ReturnType<typeof prepareChildren>>();
+  const prepareChildren = (top: boolean, onlyDirs: boolean, readsTop: boolean) => {
+    const where = and(
+      eq(files.organization_id, sql.placeholder("org")),
+      top
+        ? and(isNull(files.parent_id), isNull(files.home_of))
+        : eq(files.parent_id, sql.placeholder("parent")),
+      eq(files.is_deleted, false),
+      onlyDirs ? eq(files.type, "directory") : undefined,
+      aclIn(readsTop, sql.placeholder("acl")),
+    );
+    return {
+      page: db
+        .select()
+        .from(files)
+        .where(where)
+        .orderBy(desc(sql`${files.type} = 'directory'`), sql`${files.name} COLLATE NOCASE`, asc(files.name))
+        .limit(sql.placeholder("limit"))
+        .offset(sql.placeholder("offset"))
+        .prepare(),
+      total: db.select({ n: count() }).from(files).where(where).prepare(),
+    };
+  };
+  const childrenQueries = (top: boolean, onlyDirs: boolean, readsTop: boolean) => {
+    const key = `${top}/${onlyDirs}/${readsTop}`;
+    let shape = childrenShapes.get(key);
+    if (!shape) childrenShapes.set(key, (shape = prepareChildren(top, onlyDirs, readsTop)));
+    return shape;
+  };
+
   return {
     /** A row by id in the organization; live only unless `withDeleted`. */
     get(orgId: string, id: string, withDeleted = false): FileRow | undefined {
@@ -139,23 +182,15 @@ export function createFilesRepo(db: Db) {
       page: { limit: number; offset: number },
       onlyDirs = false,
     ) {
-      const where = and(
-        eq(files.organization_id, orgId),
-        parentIs(parentId),
-        eq(files.is_deleted, false),
-        onlyDirs ? eq(files.type, "directory") : undefined,
-        readableBy(viewer),
-      );
-      const rows = db
-        .select()
-        .from(files)
-        .where(where)
-        .orderBy(desc(sql`${files.type} = 'directory'`), sql`${files.name} COLLATE NOCASE`, asc(files.name))
-        .limit(page.limit)
-        .offset(page.offset)
-        .all();
-      const total = db.select({ n: count() }).from(files).where(where).get()?.n ?? 0;
-      return { rows, total };
+      const shape = childrenQueries(parentId === null, onlyDirs, viewer.top >= 1);
+      const params = {
+        org: orgId,
+        parent: parentId ?? "",
+        acl: viewer.atLeast[1],
+        limit: page.limit,
+        offset: page.offset,
+      };
+      return { rows: shape.page.all(params), total: shape.total.get(params)?.n ?? 0 };
     },
 
     /** Number of live immediate children of each id that the viewer may read. */
