@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWeb } from "../../scripts/build-web.ts";
@@ -180,10 +182,12 @@ describe.skipIf(missing("sharing UI", "/usr/bin/chromium"))("sharing UI", () => 
         uploadThroughput: offline ? 0 : 6 * 1024 * 1024,
       });
     await throttle(false);
-    const big = Buffer.alloc(34 * 1024 * 1024, 9);
-    await page.setInputFiles('input[aria-label="Choose files to upload"]', [
-      { name: "big.bin", mimeType: "application/octet-stream", buffer: big },
-    ]);
+    // From a file on disk: Chromium reads it itself (a 34 MiB buffer sent over the
+    // DevTools protocol can take longer than the action's timeout on a loaded machine).
+    const bigDir = mkdtempSync(join(tmpdir(), "attic-big-"));
+    const bigPath = join(bigDir, "big.bin");
+    writeFileSync(bigPath, Buffer.alloc(34 * 1024 * 1024, 9));
+    await page.setInputFiles('input[aria-label="Choose files to upload"]', bigPath);
     await page.waitForFunction(() => {
       const p = document.querySelector<HTMLProgressElement>('progress[aria-label="Progress of big.bin"]');
       return !!p && p.value > 0 && p.value < p.max;
@@ -193,12 +197,13 @@ describe.skipIf(missing("sharing UI", "/usr/bin/chromium"))("sharing UI", () => 
     await throttle(false);
     await page.locator(".upload[data-status=done]", { hasText: "big.bin" }).waitFor({ timeout: 60_000 });
     await cdp.detach();
+    rmSync(bigDir, { recursive: true, force: true });
     expect(tusRequests).toContain("POST");
     expect(tusRequests).toContain("PATCH");
     const home = (await s.api("GET", "/api/v1/auth/profile", { token: kid.token })).body.home_directory_id;
     const listing = await s.api("GET", `/api/v1/directories/${home}/children`, { token: kid.token });
     const file = listing.body.files.find((f: { name: string }) => f.name === "big.bin");
-    expect(file?.size).toBe(big.length);
+    expect(file?.size).toBe(34 * 1024 * 1024);
   }, 90_000);
 
   it("downloads several selected files of a folder as one zip", async () => {
