@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } fr
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type Db, openDb } from "../../src/db/client.ts";
-import m0001 from "../../src/db/migrations/0001_init.ts";
+import { MIGRATIONS } from "../../src/db/migrations/index.ts";
 import { organizations } from "../../src/db/schema.ts";
 import { createAccessRepo } from "../../src/domain/access/access.repo.ts";
 import { createAccess } from "../../src/domain/access/access.ts";
@@ -78,9 +78,6 @@ const ACTOR: Actor = {
   via: "jwt",
 };
 
-/** The trigger that indexes each inserted row, as migration 0001 creates it. */
-const INSERT_TRIGGER = /CREATE TRIGGER files_fts_ai[\s\S]*?END;/.exec(m0001)![0];
-
 /**
  * Inserts the synthetic tree in big transactions, then builds the FTS index
  * in one pass ('rebuild'): the same index content as the per-row triggers
@@ -88,6 +85,10 @@ const INSERT_TRIGGER = /CREATE TRIGGER files_fts_ai[\s\S]*?END;/.exec(m0001)![0]
  * FTS5 'optimize'; see the note in the report).
  */
 function build(db: Db, listFile: string): void {
+  // The trigger that indexes each inserted row, as the latest migration made it: put back after the build.
+  const trigger = (
+    db.$client.prepare("SELECT sql FROM sqlite_schema WHERE name = 'files_fts_ai'").get() as { sql: string }
+  ).sql;
   db.$client.exec("DROP TRIGGER files_fts_ai");
   const now = new Date().toISOString();
   db.insert(organizations).values({ id: ORG, name: "bench", created_at: now, updated_at: now }).run();
@@ -119,7 +120,7 @@ function build(db: Db, listFile: string): void {
   }
   flush();
   db.$client.exec("INSERT INTO files_fts(files_fts) VALUES ('rebuild')");
-  db.$client.exec(INSERT_TRIGGER);
+  db.$client.exec(trigger);
   say(`  built ${ids.length} rows and their index in ${((performance.now() - start) / 1000).toFixed(1)} s`);
   writeFileSync(listFile, `${paths.join("\n")}\n`);
 }
@@ -127,7 +128,8 @@ function build(db: Db, listFile: string): void {
 /** Opens the cached database for FILES rows, building it (and the plocate index of the same paths) if needed. */
 function prepare(): { db: Db; plocateDb: string; buildSeconds?: number } {
   mkdirSync(WORK, { recursive: true });
-  const stem = join(WORK, `search-${FILES}-v${GENERATOR_VERSION}`);
+  // A new migration may change the index: a database built before it is rebuilt.
+  const stem = join(WORK, `search-${FILES}-v${GENERATOR_VERSION}-m${MIGRATIONS.at(-1)!.id}`);
   const dbFile = `${stem}.db`;
   const plocateDb = `${stem}.plocate.db`;
   let buildSeconds: number | undefined;

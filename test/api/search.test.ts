@@ -69,6 +69,10 @@ describe("GET /api/v1/search", () => {
     expect(await names("q=zoe")).toEqual(["01. Track.flac", "Zoë"]);
     expect(await names("q=OË")).toEqual(["01. Track.flac", "Zoë"]);
     expect(await names("q=ë")).toEqual(expect.arrayContaining(["Zoë", "Amélie (2001).mkv", "beach.jpg"]));
+    // Short terms are folded too: they are answered from the folded trigram index.
+    expect(await names("q=oe")).toEqual(["01. Track.flac", "Zoë"]);
+    expect(await names("q=OË")).toEqual(["01. Track.flac", "Zoë"]);
+    expect(await names("q=Ö")).toEqual(await names("q=o"));
   });
 
   it("answers queries shorter than a trigram, with LIKE wildcards taken literally", async () => {
@@ -79,6 +83,10 @@ describe("GET /api/v1/search", () => {
     expect(await names("q=43%20jpg")).toEqual(["IMG_0043.jpg"]);
     expect(await names("q=東京")).toEqual(["東京 夜景.txt"]);
     expect(await names("q=G_")).toEqual(["IMG_0042.jpg", "IMG_0043.jpg"]);
+    // One CJK character, two terms of which one is short, and a character no name holds.
+    expect(await names("q=景")).toEqual(["東京 夜景.txt"]);
+    expect(await names("q=g%20景")).toEqual([]);
+    expect(await names("q=Ж")).toEqual([]);
   });
 
   it("never reads the query as FTS syntax", async () => {

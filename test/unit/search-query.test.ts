@@ -47,9 +47,27 @@ describe("foldedGlob / likeContains", () => {
 describe("splitTerms", () => {
   it("splits on white space, dedupes ignoring case and accents, routes short terms away from FTS", () => {
     expect(splitTerms("  Holiday 2019 holiday HOLIDAY é É 42 ")).toEqual({
-      fts: ["Holiday", "2019"],
+      fts: ['"Holiday"', '"2019"'],
       short: ["é", "42"],
+      none: false,
     });
+  });
+  it("turns short terms into the OR of the trigrams the index says begin with them", () => {
+    const index: Record<string, string[] | undefined> = {
+      zo: ["zoe", 'zo"'],
+      "42": ["42 "],
+      e: undefined,
+      qq: [],
+    };
+    const expand = (t: string) => index[t];
+    expect(splitTerms("zo 42 holiday", expand)).toEqual({
+      fts: ['("zoe" OR "zo""")', '"42 "', '"holiday"'],
+      short: [],
+      none: false,
+    });
+    // Too many trigrams to OR: left for a scan; none at all: nothing can match.
+    expect(splitTerms("e zo", expand)).toMatchObject({ short: ["e"], none: false });
+    expect(splitTerms("qq zo", expand).none).toBe(true);
   });
   it("caps the number of terms", () => {
     const text = Array.from({ length: 40 }, (_, i) => `term${i}`).join(" ");
@@ -57,15 +75,15 @@ describe("splitTerms", () => {
   });
   it("counts code points, not UTF-16 units", () => {
     expect(splitTerms("東京").short).toEqual(["東京"]);
-    expect(splitTerms("東京都").fts).toEqual(["東京都"]);
+    expect(splitTerms("東京都").fts).toEqual(['"東京都"']);
     expect(splitTerms("🎉🎉").short).toEqual(["🎉🎉"]);
   });
 });
 
 describe("ftsExpression", () => {
   it("quotes every term so input is never FTS syntax", () => {
-    expect(ftsExpression(['a"b', "NOT", "x*"])).toBe('"a""b" AND "NOT" AND "x*"');
-    expect(ftsExpression(["holiday"], "name")).toBe('name : ("holiday")');
+    expect(ftsExpression(splitTerms('a"b NOT x**').fts)).toBe('"a""b" AND "NOT" AND "x**"');
+    expect(ftsExpression(splitTerms("holiday").fts, "name")).toBe('name : ("holiday")');
   });
 });
 

@@ -1,4 +1,4 @@
-import { ftsExpression, type Sql, splitTerms } from "./search.query.ts";
+import { ftsExpression, type Sql, termsOf } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
 /**
@@ -21,7 +21,7 @@ import type { SearchSpec } from "./search.schemas.ts";
 
 /** True when the plan can answer `spec`: long terms only (or no text at all), no filters, sorted by name. */
 export function broadEligible(spec: SearchSpec): boolean {
-  const { short } = splitTerms(spec.text);
+  const { short } = termsOf(spec);
   return (
     short.length === 0 &&
     spec.sortBy === "name" &&
@@ -35,11 +35,11 @@ export function broadEligible(spec: SearchSpec): boolean {
   );
 }
 
-const match = (spec: SearchSpec) => ftsExpression(splitTerms(spec.text).fts);
+const match = (spec: SearchSpec) => ftsExpression(termsOf(spec).fts);
 
 /** True when `spec` has no text: every live row matches (browsing the library by name). */
 export function isBrowse(spec: SearchSpec): boolean {
-  return splitTerms(spec.text).fts.length === 0;
+  return termsOf(spec).fts.length === 0;
 }
 
 /** Live rows of the organization, counted on a covering index. */

@@ -1,5 +1,5 @@
 import { foldedGlob, foldText, likeContains } from "./fold.ts";
-import type { SearchSpec } from "./search.schemas.ts";
+import type { SearchSpec, Terms } from "./search.schemas.ts";
 
 /**
  * Turns a validated search into SQL over `files` and the trigram FTS5 index
@@ -9,8 +9,12 @@ import type { SearchSpec } from "./search.schemas.ts";
  *   path (the path ends with the name, so this is "name or path"), as a
  *   literal substring, case- and accent-insensitively.
  * - Terms of 3+ characters go to FTS5 MATCH as quoted strings (user input can
- *   never be read as FTS syntax). Shorter terms, which a trigram index cannot
- *   answer, scan the candidate rows inside SQLite (see shortTermCondition).
+ *   never be read as FTS syntax). Shorter terms are resolved against the
+ *   index first (search.repo.ts, `Expand`): the trigrams that begin with
+ *   them, OR-ed (the index pads names so every character begins one, see
+ *   migration 0011). Only a short term with too many such trigrams to OR
+ *   (a single common letter) scans the candidate rows inside SQLite (see
+ *   shortTermCondition).
  * - Every query is scoped to one organization and to live rows.
  */
 
@@ -19,31 +23,47 @@ export const MAX_TERMS = 16;
 /** A trigram index needs at least this many characters in a term. */
 export const TRIGRAM_MIN = 3;
 
-export interface Terms {
-  /** Terms for FTS5 (3+ code points), as typed (the tokenizer folds them). */
-  fts: string[];
-  /** Shorter terms, as typed (NFC). */
-  short: string[];
-}
+/**
+ * The indexed trigrams (as the tokenizer folded them) beginning with a
+ * short term, or undefined when there are too many to OR. Backed by the
+ * index's vocabulary (search.repo.ts).
+ */
+export type Expand = (term: string) => string[] | undefined;
 
-/** Splits search text into distinct terms, sorted into indexable and short ones. */
-export function splitTerms(text: string): Terms {
+/** An FTS5 string literal: the text can never be read as FTS syntax. */
+const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
+
+/**
+ * Splits search text into distinct terms: long ones for FTS, short ones
+ * through `expand` when given (else, and when it declines, left for a scan).
+ */
+export function splitTerms(text: string, expand?: Expand): Terms {
   const seen = new Set<string>();
-  const out: Terms = { fts: [], short: [] };
+  const out: Terms = { fts: [], short: [], none: false };
   for (const raw of text.normalize("NFC").split(/\s+/u)) {
     const folded = foldText(raw);
     if (!folded || seen.has(folded)) continue;
     if (seen.size >= MAX_TERMS) break;
     seen.add(folded);
-    if ([...raw].length >= TRIGRAM_MIN) out.fts.push(raw);
-    else out.short.push(raw);
+    if ([...raw].length >= TRIGRAM_MIN) {
+      out.fts.push(quoted(raw));
+      continue;
+    }
+    const trigrams = expand?.(raw);
+    if (!trigrams) out.short.push(raw);
+    else if (trigrams.length === 0) out.none = true;
+    else
+      out.fts.push(trigrams.length === 1 ? quoted(trigrams[0]!) : `(${trigrams.map(quoted).join(" OR ")})`);
   }
   return out;
 }
 
-/** An FTS5 query matching rows holding every term literally (AND of quoted strings). */
+/** The terms of a search: resolved against the index when the repository did so, else split alone. */
+export const termsOf = (spec: SearchSpec): Terms => spec.terms ?? splitTerms(spec.text);
+
+/** An FTS5 query matching rows that satisfy every expression (AND), in `column` if given. */
 export function ftsExpression(terms: readonly string[], column?: "name" | "path"): string {
-  const body = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" AND ");
+  const body = terms.join(" AND ");
   return column ? `${column} : (${body})` : body;
 }
 
@@ -88,7 +108,7 @@ function taggedFiles(tagIds: readonly string[]): Sql | undefined {
  * results, totals and pages only ever hold rows the viewer may read.
  */
 export function searchFilter(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
-  const { fts, short } = splitTerms(spec.text);
+  const { fts, short } = termsOf(spec);
   const where: string[] = ["f.organization_id = ?", "f.is_deleted = 0"];
   const params: unknown[] = [organizationId];
   // Without FTS the plan reads rows of the organization: through the path index for a
@@ -160,7 +180,7 @@ export function searchOrder(spec: SearchSpec): Sql {
 }
 
 function relevanceOrder(spec: SearchSpec): Sql {
-  const { fts, short } = splitTerms(spec.text);
+  const { fts, short } = termsOf(spec);
   const tail = "length(f.name), f.name COLLATE NOCASE, f.id";
   if (fts.length === 0 && short.length === 0) return { sql: tail, params: [] };
   const conds: string[] = [];

@@ -3,6 +3,7 @@ import { inArray } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { files } from "../../db/schema.ts";
 import type { FileRow } from "../files/files.repo.ts";
+import { foldText } from "./fold.ts";
 import {
   broadEligible,
   ftsCountQuery,
@@ -13,11 +14,19 @@ import {
   outsideRowsQuery,
   walkPageQuery,
 } from "./search.broad.ts";
-import { countQuery, pageQuery, type Sql } from "./search.query.ts";
+import { countQuery, type Expand, pageQuery, type Sql, splitTerms } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
 /** Prepared statements kept per SQL text; a search has few distinct shapes. */
 const STATEMENT_CACHE_SIZE = 256;
+/**
+ * Most trigrams a short term is OR-ed from. A two-character term rarely
+ * begins more than a few hundred; a single common letter begins thousands,
+ * and is dense enough that scanning rows in order finds a page at once.
+ */
+export const MAX_EXPANSION = 400;
+/** Past every code point: the end of a range of terms beginning with a prefix. */
+const LAST = String.fromCodePoint(0x10ffff);
 
 /** When the broad plan (search.broad.ts) is used instead of the general one. */
 export interface SearchPlanOptions {
@@ -58,6 +67,28 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
     }
     return stmt;
   };
+  const termsFrom = sqlite.prepare<[string, string, number], { term: string }>(
+    "SELECT term FROM files_fts_terms WHERE term >= ? AND term < ? LIMIT ?",
+  );
+  /**
+   * The index's trigrams beginning with a short term. The tokenizer folds
+   * case and Latin diacritics by its own tables; both the term lower-cased
+   * and fully folded are looked up, so neither folding misses.
+   */
+  const expand: Expand = (term) => {
+    const found = new Set<string>();
+    for (const prefix of new Set([term.toLowerCase(), foldText(term)])) {
+      for (const { term: t } of termsFrom.all(prefix, prefix + LAST, MAX_EXPANSION + 1)) found.add(t);
+      if (found.size > MAX_EXPANSION) return undefined;
+    }
+    return [...found];
+  };
+  /** The spec with its terms resolved against the index. */
+  const resolved = (spec: SearchSpec): SearchSpec => ({
+    ...spec,
+    terms: spec.terms ?? splitTerms(spec.text, expand),
+  });
+
   const number = (q: Sql): number => (prepared(q).get(...q.params) as { n: number }).n;
   const ids = (q: Sql): string[] => (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);
 
@@ -110,7 +141,9 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
      * the page (a window function); a window past the end falls back to a
      * count. Broad text searches take the plan of search.broad.ts.
      */
-    page(organizationId: string, spec: SearchSpec, limit: number, offset: number, acl?: Sql): SearchPage {
+    page(organizationId: string, input: SearchSpec, limit: number, offset: number, acl?: Sql): SearchPage {
+      const spec = resolved(input);
+      if (spec.terms?.none) return { ids: [], total: 0, plan: "general" };
       const broad =
         plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset, acl) : undefined;
       if (broad) return broad;

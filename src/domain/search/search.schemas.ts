@@ -107,6 +107,16 @@ export const SearchInputSchema = z
   });
 
 /** A validated, normalized search: what the query builder takes. */
+/** A search text split into terms (search.query.ts splitTerms). */
+export interface Terms {
+  /** FTS5 expressions every match satisfies: a quoted term, or a short term's trigrams OR-ed. */
+  fts: string[];
+  /** Short terms, as typed (NFC), that the index did not answer: matched by a scan. */
+  short: string[];
+  /** True when a term cannot occur in any row (a short term no indexed trigram begins with). */
+  none: boolean;
+}
+
 export interface SearchSpec {
   text: string;
   /** Normalized path prefix ("/a/b", no trailing slash) or undefined for the whole tree. */
@@ -122,6 +132,8 @@ export interface SearchSpec {
   offset: number;
   sortBy: (typeof SORT_FIELDS)[number];
   sortOrder: "asc" | "desc";
+  /** The text's terms as resolved against the index (search.repo.ts); split without it when absent. */
+  terms?: Terms;
 }
 
 /** Validates raw input (400 ERR_VALIDATION via the caller) and resolves aliases and paging. */
