@@ -60,6 +60,12 @@ describe("GET /api/v1/search", () => {
     expect(await names("q=s01e03")).toEqual(["Show.Name.S01E03.1080p.mkv"]);
     expect(await names("q=invoice")).toEqual(["invoice-2021-03.pdf"]);
     expect(await names("q=tos/Holi")).toEqual(expect.arrayContaining(["Holiday 2019", "beach.jpg"]));
+    // Through every folder above a file, however deep; not across the last "/" (docs/api.md).
+    expect(await names("q=photos")).toEqual(
+      expect.arrayContaining(["Holiday 2019", "IMG_0042.jpg", "beach.jpg"]),
+    );
+    expect(await names("q=photos%20IMG_0042")).toEqual(["IMG_0042.jpg"]);
+    expect(await names("q=2019/IMG")).toEqual([]);
     expect(await names("q=nothing-like-this")).toEqual([]);
   });
 

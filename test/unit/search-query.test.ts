@@ -48,6 +48,7 @@ describe("splitTerms", () => {
   it("splits on white space, dedupes ignoring case and accents, routes short terms away from FTS", () => {
     expect(splitTerms("  Holiday 2019 holiday HOLIDAY é É 42 ")).toEqual({
       fts: ['"Holiday"', '"2019"'],
+      viaFolders: [],
       short: ["é", "42"],
       none: false,
     });
@@ -62,6 +63,7 @@ describe("splitTerms", () => {
     const expand = (t: string) => index[t];
     expect(splitTerms("zo 42 holiday", expand)).toEqual({
       fts: ['("zoe" OR "zo""")', '"42 "', '"holiday"'],
+      viaFolders: [],
       short: [],
       none: false,
     });

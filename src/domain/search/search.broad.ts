@@ -19,11 +19,16 @@ import type { SearchSpec } from "./search.schemas.ts";
  * general plan's (same order, same tie-breaks).
  */
 
-/** True when the plan can answer `spec`: long terms only (or no text at all), no filters, sorted by name. */
+/**
+ * True when the plan can answer `spec`: terms the index answers in each row
+ * alone (none also in folder paths), or no text at all; no filters; sorted
+ * by name.
+ */
 export function broadEligible(spec: SearchSpec): boolean {
-  const { short } = termsOf(spec);
+  const { short, viaFolders } = termsOf(spec);
   return (
     short.length === 0 &&
+    viaFolders.length === 0 &&
     spec.sortBy === "name" &&
     !spec.path &&
     !spec.type &&
@@ -39,7 +44,8 @@ const match = (spec: SearchSpec) => ftsExpression(termsOf(spec).fts);
 
 /** True when `spec` has no text: every live row matches (browsing the library by name). */
 export function isBrowse(spec: SearchSpec): boolean {
-  return termsOf(spec).fts.length === 0;
+  const { fts, viaFolders } = termsOf(spec);
+  return fts.length === 0 && viaFolders.length === 0;
 }
 
 /** Live rows of the organization, counted on a covering index. */

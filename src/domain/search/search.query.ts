@@ -39,7 +39,7 @@ const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
  */
 export function splitTerms(text: string, expand?: Expand): Terms {
   const seen = new Set<string>();
-  const out: Terms = { fts: [], short: [], none: false };
+  const out: Terms = { fts: [], viaFolders: [], short: [], none: false };
   for (const raw of text.normalize("NFC").split(/\s+/u)) {
     const folded = foldText(raw);
     if (!folded || seen.has(folded)) continue;
@@ -70,6 +70,31 @@ export function ftsExpression(terms: readonly string[], column?: "name" | "path"
 export interface Sql {
   sql: string;
   params: unknown[];
+}
+
+/** Rowids of rows matching `expr` in their own index row (name, or a directory's path). */
+const OWN_MATCHES = "SELECT rowid FROM files_fts WHERE files_fts MATCH ?";
+/** Ids of the directories whose path matches. */
+const FOLDER_MATCHES =
+  "SELECT d.id FROM files_fts JOIN files d ON d.rowid = files_fts.rowid WHERE files_fts MATCH ?";
+const inPaths = (expr: string) => `path : (${expr})`;
+
+/** `f` holds `expr` in its path: in its own index row, or in the path of the folder holding it. */
+export function pathCondition(expr: string): Sql {
+  return {
+    sql: `(+f.rowid IN (${OWN_MATCHES}) OR f.parent_id IN (${FOLDER_MATCHES}))`,
+    params: [expr, inPaths(expr)],
+  };
+}
+
+/** Rowids (`r`) of the organization's rows holding `expr` in their path (pathCondition as a set). */
+export function pathMatches(organizationId: string, expr: string): Sql {
+  return {
+    sql:
+      `SELECT rowid AS r FROM files_fts WHERE files_fts MATCH ? UNION ` +
+      `SELECT c.rowid FROM files c WHERE c.organization_id = ? AND c.parent_id IN (${FOLDER_MATCHES})`,
+    params: [expr, organizationId, inPaths(expr)],
+  };
 }
 
 /**
@@ -108,7 +133,7 @@ function taggedFiles(tagIds: readonly string[]): Sql | undefined {
  * results, totals and pages only ever hold rows the viewer may read.
  */
 export function searchFilter(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
-  const { fts, short } = termsOf(spec);
+  const { fts, viaFolders, short } = termsOf(spec);
   const where: string[] = ["f.organization_id = ?", "f.is_deleted = 0"];
   const params: unknown[] = [organizationId];
   // Without FTS the plan reads rows of the organization: through the path index for a
@@ -130,11 +155,21 @@ export function searchFilter(organizationId: string, spec: SearchSpec, acl?: Sql
     from = "files_fts JOIN files f ON f.rowid = files_fts.rowid";
     where.unshift("files_fts MATCH ?");
     fromParams.push(ftsExpression(fts));
+  } else if (viaFolders.length > 0) {
+    // Every term is also in folder paths: drive from the first one's matches, rows and folders' children.
+    const first = pathMatches(organizationId, viaFolders[0]!);
+    from = `(${first.sql}) m CROSS JOIN files f ON f.rowid = m.r`;
+    fromParams.push(...first.params);
   }
   const add = (s: string, ...p: unknown[]) => {
     where.push(s);
     params.push(...p);
   };
+  for (const [i, expr] of viaFolders.entries()) {
+    if (i === 0 && fts.length === 0 && !tagged) continue; // the driver already holds it
+    const c = pathCondition(expr);
+    add(c.sql, ...c.params);
+  }
   for (const term of short) {
     const c = shortTermCondition("f.path", term);
     add(c.sql, ...c.params);
@@ -180,7 +215,8 @@ export function searchOrder(spec: SearchSpec): Sql {
 }
 
 function relevanceOrder(spec: SearchSpec): Sql {
-  const { fts, short } = termsOf(spec);
+  const { short, ...terms } = termsOf(spec);
+  const fts = [...terms.fts, ...terms.viaFolders];
   const tail = "length(f.name), f.name COLLATE NOCASE, f.id";
   if (fts.length === 0 && short.length === 0) return { sql: tail, params: [] };
   const conds: string[] = [];

@@ -83,11 +83,21 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
     }
     return [...found];
   };
-  /** The spec with its terms resolved against the index. */
-  const resolved = (spec: SearchSpec): SearchSpec => ({
-    ...spec,
-    terms: spec.terms ?? splitTerms(spec.text, expand),
-  });
+  const inSomePath = sqlite.prepare<[string], { x: number }>(
+    "SELECT 1 AS x FROM files_fts WHERE files_fts MATCH ? LIMIT 1",
+  );
+  /**
+   * The spec with its terms resolved against the index: short terms
+   * expanded, and the terms some directory's path holds set apart (they
+   * also match the files below it; search.query.ts pathCondition).
+   */
+  const resolved = (spec: SearchSpec): SearchSpec => {
+    if (spec.terms) return spec;
+    const terms = splitTerms(spec.text, expand);
+    const own: string[] = [];
+    for (const expr of terms.fts) (inSomePath.get(`path : (${expr})`) ? terms.viaFolders : own).push(expr);
+    return { ...spec, terms: { ...terms, fts: own } };
+  };
 
   const number = (q: Sql): number => (prepared(q).get(...q.params) as { n: number }).n;
   const ids = (q: Sql): string[] => (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);

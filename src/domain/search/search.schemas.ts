@@ -109,8 +109,17 @@ export const SearchInputSchema = z
 /** A validated, normalized search: what the query builder takes. */
 /** A search text split into terms (search.query.ts splitTerms). */
 export interface Terms {
-  /** FTS5 expressions every match satisfies: a quoted term, or a short term's trigrams OR-ed. */
+  /**
+   * FTS5 expressions every match satisfies in its own row (its name, or a
+   * directory's path): a quoted term, or a short term's trigrams OR-ed.
+   */
   fts: string[];
+  /**
+   * Expressions also found in some directory's path: a row satisfies one in
+   * its own row or through the folder holding it (files index only their
+   * names; migration 0012). Set by the repository, which asks the index.
+   */
+  viaFolders: string[];
   /** Short terms, as typed (NFC), that the index did not answer: matched by a scan. */
   short: string[];
   /** True when a term cannot occur in any row (a short term no indexed trigram begins with). */
