@@ -8,8 +8,7 @@ import m0007 from "./0007_folder_grants.ts";
 import m0008 from "./0008_dav_properties.ts";
 import m0009 from "./0009_shares.ts";
 import m0010 from "./0010_live_name_case.ts";
-import m0011 from "./0011_search_short_terms.ts";
-import m0012 from "./0012_search_names_and_folders.ts";
+import m0011 from "./0011_search_index.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -26,6 +25,5 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   { id: 8, name: "dav_properties", sql: m0008 },
   { id: 9, name: "shares", sql: m0009 },
   { id: 10, name: "live_name_case", sql: m0010 },
-  { id: 11, name: "search_short_terms", sql: m0011 },
-  { id: 12, name: "search_names_and_folders", sql: m0012 },
+  { id: 11, name: "search_index", sql: m0011 },
 ];

@@ -117,7 +117,7 @@ export interface Terms {
   /**
    * Expressions also found in some directory's path: a row satisfies one in
    * its own row or through the folder holding it (files index only their
-   * names; migration 0012). Set by the repository, which asks the index.
+   * names; migration 0011). Set by the repository, which asks the index.
    */
   viaFolders: string[];
   /** Short terms, as typed (NFC), that the index did not answer: matched by a scan. */
