@@ -156,17 +156,18 @@ export function searchFilter(organizationId: string, spec: SearchSpec, acl?: Sql
     where.unshift("files_fts MATCH ?");
     fromParams.push(ftsExpression(fts));
   } else if (viaFolders.length > 0) {
-    // Every term is also in folder paths: drive from the first one's matches, rows and folders' children.
-    const first = pathMatches(organizationId, viaFolders[0]!);
-    from = `(${first.sql}) m CROSS JOIN files f ON f.rowid = m.r`;
-    fromParams.push(...first.params);
+    // Every term is also in folder paths: drive from the intersection of their sets of rowids
+    // (rows and folders' children), built from indexes alone, before reading any row.
+    const sets = viaFolders.map((expr) => pathMatches(organizationId, expr));
+    from = `(${sets.map((q) => `SELECT r FROM (${q.sql})`).join(" INTERSECT ")}) m CROSS JOIN files f ON f.rowid = m.r`;
+    fromParams.push(...sets.flatMap((q) => q.params));
   }
   const add = (s: string, ...p: unknown[]) => {
     where.push(s);
     params.push(...p);
   };
-  for (const [i, expr] of viaFolders.entries()) {
-    if (i === 0 && fts.length === 0 && !tagged) continue; // the driver already holds it
+  // With another driver, each folder-path term is a condition (its sets built once per query).
+  for (const expr of fts.length === 0 && !tagged ? [] : viaFolders) {
     const c = pathCondition(expr);
     add(c.sql, ...c.params);
   }
