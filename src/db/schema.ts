@@ -263,6 +263,7 @@ export const files = sqliteTable(
     index("files_watched_idx").on(t.watched_folder_id, t.host_rel_path),
     index("files_deleted_idx").on(t.organization_id, t.is_deleted, t.deleted_at),
     uniqueIndex("files_home_uq").on(t.home_of).where(sql`${t.home_of} IS NOT NULL`),
+    index("files_acl_idx").on(t.acl_id).where(sql`${t.acl_id} IS NOT NULL`),
   ],
 );
 

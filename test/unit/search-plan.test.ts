@@ -71,6 +71,43 @@ describe("search plans agree", () => {
     }
   });
 
+  it("gives the same pages and totals under folder grants, subtracting what the viewer cannot read", () => {
+    // Two access roots' worth of rows: the viewer reads "A" (and the top's list), not "B".
+    const c = db.$client;
+    c.prepare("UPDATE files SET acl_id = 'A' WHERE organization_id = ? AND name LIKE 'Beach%'").run(org);
+    c.prepare("UPDATE files SET acl_id = 'B' WHERE organization_id = ? AND name GLOB 'IMG*'").run(org);
+    try {
+      const acl = {
+        sql: "(f.acl_id IS NULL OR f.acl_id IN (SELECT value FROM json_each(?)))",
+        params: ['["A"]'],
+      };
+      const broad = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5, broadMaxWalk: 1e9 });
+      const general = createSearchRepo(db, { ...DEFAULT_PLAN, broad: false });
+      for (const input of [
+        { q: "jpg" },
+        { q: "img jpg", limit: 10, offset: 3 },
+        {},
+        { q: "beach", limit: 5 },
+      ]) {
+        const spec = parseSearchInput(input);
+        const a = broad.page(org, spec, spec.limit, spec.offset, { acl, hidden: ["B"] });
+        const b = general.page(org, spec, spec.limit, spec.offset, { acl });
+        const counted = broad.page(org, spec, spec.limit, spec.offset, { acl });
+        expect(a.plan, JSON.stringify(input)).toBe("broad");
+        expect(a.total, JSON.stringify(input)).toBe(b.total);
+        expect(counted.total, JSON.stringify(input)).toBe(b.total);
+        expect(a.ids, JSON.stringify(input)).toEqual(b.ids);
+      }
+      // The hidden rows really are left out: "img" (lower case) remains, "IMG" under B does not.
+      const all = general.page(org, parseSearchInput({ q: "img" }), 1000, 0);
+      const seen = general.page(org, parseSearchInput({ q: "img" }), 1000, 0, { acl });
+      expect(seen.total).toBeLessThan(all.total);
+      expect(seen.total).toBeGreaterThan(0);
+    } finally {
+      c.prepare("UPDATE files SET acl_id = NULL WHERE organization_id = ?").run(org);
+    }
+  });
+
   it("falls back to the general plan for sparse matches and filtered searches", () => {
     const repo = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5 });
     const sparse = parseSearchInput({ q: "IMG_5.jpg" });

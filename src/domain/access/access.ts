@@ -34,6 +34,8 @@ export interface AccessView {
   levels: ReadonlyMap<string, Level>;
   /** JSON arrays of the access roots at each level or above, for SQL (`json_each`). */
   atLeast: Record<1 | 2 | 3, string>;
+  /** The organization's access roots (the top aside) this actor cannot read. */
+  unreadable: readonly string[];
 }
 
 interface OrgLists {
@@ -103,6 +105,7 @@ export function createAccess(repo: AccessRepo) {
     const top: Level = admin ? LEVEL.manage : lists.hasTop ? granted(TOP) : DEFAULT_TOP_LEVEL;
     const levels = new Map<string, Level>();
     const at: [string[], string[], string[]] = [[], [], []];
+    const unreadable: string[] = [];
     for (const root of lists.roots.values()) {
       if (root.folder_id === TOP) continue;
       const level: Level =
@@ -111,7 +114,10 @@ export function createAccess(repo: AccessRepo) {
           : admin && root.home_user_id === null
             ? LEVEL.manage
             : granted(root.folder_id);
-      if (level === LEVEL.none) continue;
+      if (level === LEVEL.none) {
+        unreadable.push(root.folder_id);
+        continue;
+      }
       levels.set(root.folder_id, level);
       for (let l = 1; l <= level; l++) at[l - 1]!.push(root.folder_id);
     }
@@ -119,6 +125,7 @@ export function createAccess(repo: AccessRepo) {
       top,
       levels,
       atLeast: { 1: JSON.stringify(at[0]), 2: JSON.stringify(at[1]), 3: JSON.stringify(at[2]) },
+      unreadable,
     };
   }
 

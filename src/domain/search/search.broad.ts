@@ -13,7 +13,8 @@ import type { SearchSpec } from "./search.schemas.ts";
  *   is used;
  * - total: the FTS index's own count of matches (no row reads) minus the
  *   matches among rows that are deleted or belong to other organizations,
- *   found through the same index; used only while such rows are few.
+ *   and, under folder grants, among the rows of the access roots the viewer
+ *   cannot read (files_acl_idx); used only while such rows are few.
  *
  * Only for text-only searches sorted by name; results are identical to the
  * general plan's (same order, same tie-breaks).
@@ -82,6 +83,27 @@ export function outsideMatchesQuery(organizationId: string, spec: SearchSpec): S
       "SELECT count(*) AS n FROM files f INDEXED BY files_live_name_idx " +
       `WHERE ${OUTSIDE} AND +f.rowid IN (SELECT rowid FROM files_fts WHERE files_fts MATCH ?)`,
     params: [organizationId, organizationId, organizationId, match(spec)],
+  };
+}
+
+/** Live rows of the organization under the access roots `hidden` (a viewer's unreadable ones), up to `cap`. */
+export function hiddenRowsQuery(organizationId: string, hidden: readonly string[], cap: number): Sql {
+  return {
+    sql:
+      "SELECT count(*) AS n FROM (SELECT 1 FROM files f INDEXED BY files_acl_idx " +
+      "WHERE f.acl_id IN (SELECT value FROM json_each(?)) AND f.organization_id = ? AND f.is_deleted = 0 LIMIT ?)",
+    params: [JSON.stringify(hidden), organizationId, cap],
+  };
+}
+
+/** Matches among the organization's live rows under the access roots `hidden`. */
+export function hiddenMatchesQuery(organizationId: string, hidden: readonly string[], spec: SearchSpec): Sql {
+  return {
+    sql:
+      "SELECT count(*) AS n FROM files f INDEXED BY files_acl_idx " +
+      "WHERE f.acl_id IN (SELECT value FROM json_each(?)) AND f.organization_id = ? AND f.is_deleted = 0 " +
+      "AND +f.rowid IN (SELECT rowid FROM files_fts WHERE files_fts MATCH ?)",
+    params: [JSON.stringify(hidden), organizationId, match(spec)],
   };
 }
 

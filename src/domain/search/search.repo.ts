@@ -7,6 +7,8 @@ import { foldText } from "./fold.ts";
 import {
   broadEligible,
   ftsCountQuery,
+  hiddenMatchesQuery,
+  hiddenRowsQuery,
   isBrowse,
   liveCountQuery,
   maxRowidQuery,
@@ -46,6 +48,17 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   broadMaxWalk: 20_000,
   broadMaxOutside: 50_000,
 };
+
+/**
+ * What a viewer may see: the folder-grants condition on `f.acl_id`, and,
+ * when known, the access roots whose rows are exactly what it hides (the
+ * viewer reads the top's list and every other root; search.broad.ts
+ * subtracts them from index-only counts).
+ */
+export interface Scope {
+  acl: Sql;
+  hidden?: readonly string[];
+}
 
 export interface SearchPage {
   ids: string[];
@@ -108,40 +121,45 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
 
   /**
    * The broad plan's answer, or undefined when the general plan is the
-   * cheaper one. Under a folder-grants condition the index-only totals do not
-   * hold, so the total is counted (the page still walks the name index).
+   * cheaper one. Under folder grants, the rows the viewer cannot read are
+   * subtracted from the index-only totals while they are few and known
+   * (`scope.hidden`); otherwise the total is counted (the page still walks
+   * the name index).
    */
   const broadPage = (
     org: string,
     spec: SearchSpec,
     limit: number,
     offset: number,
-    acl?: Sql,
+    scope?: Scope,
   ): SearchPage | undefined => {
-    if (isBrowse(spec)) {
-      const total = acl ? count(org, spec, acl) : number(liveCountQuery(org));
-      return {
-        ids: total > offset ? ids(walkPageQuery(org, spec, limit, offset, acl)) : [],
-        total,
-        plan: "broad",
-      };
-    }
-    const matches = number(ftsCountQuery(spec));
-    if (matches < plan.broadMinMatches) return undefined;
-    if (((offset + limit) * number(maxRowidQuery)) / matches > plan.broadMaxWalk) return undefined;
-    const outside = acl ? 0 : number(outsideRowsQuery(org, plan.broadMaxOutside));
-    const total = acl
-      ? count(org, spec, acl)
-      : outside === 0
-        ? matches
-        : outside < plan.broadMaxOutside
-          ? matches - number(outsideMatchesQuery(org, spec))
-          : count(org, spec);
-    return {
+    const acl = scope?.acl;
+    const cap = plan.broadMaxOutside;
+    const hidden = scope?.hidden ?? [];
+    const hiddenRows = !scope
+      ? 0
+      : scope.hidden === undefined
+        ? cap
+        : hidden.length === 0
+          ? 0
+          : number(hiddenRowsQuery(org, hidden, cap));
+    const page = (total: number): SearchPage => ({
       ids: total > offset ? ids(walkPageQuery(org, spec, limit, offset, acl)) : [],
       total,
       plan: "broad",
-    };
+    });
+    if (isBrowse(spec))
+      return page(hiddenRows < cap ? number(liveCountQuery(org)) - hiddenRows : count(org, spec, acl));
+    const matches = number(ftsCountQuery(spec));
+    if (matches < plan.broadMinMatches) return undefined;
+    if (((offset + limit) * number(maxRowidQuery)) / matches > plan.broadMaxWalk) return undefined;
+    const outside = number(outsideRowsQuery(org, cap));
+    if (outside >= cap || hiddenRows >= cap) return page(count(org, spec, acl));
+    return page(
+      matches -
+        (outside > 0 ? number(outsideMatchesQuery(org, spec)) : 0) -
+        (hiddenRows > 0 ? number(hiddenMatchesQuery(org, hidden, spec)) : 0),
+    );
   };
 
   return {
@@ -151,11 +169,18 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
      * the page (a window function); a window past the end falls back to a
      * count. Broad text searches take the plan of search.broad.ts.
      */
-    page(organizationId: string, input: SearchSpec, limit: number, offset: number, acl?: Sql): SearchPage {
+    page(
+      organizationId: string,
+      input: SearchSpec,
+      limit: number,
+      offset: number,
+      scope?: Scope,
+    ): SearchPage {
       const spec = resolved(input);
       if (spec.terms?.none) return { ids: [], total: 0, plan: "general" };
+      const acl = scope?.acl;
       const broad =
-        plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset, acl) : undefined;
+        plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset, scope) : undefined;
       if (broad) return broad;
       const q = pageQuery(organizationId, spec, limit, offset, acl);
       const rows = prepared(q).all(...q.params) as { id: string; total: number }[];

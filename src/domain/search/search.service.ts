@@ -4,7 +4,7 @@ import { type Access, aclCondition } from "../access/access.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { type FileDto, toFileDtos } from "../files/files.dto.ts";
 import { parseInput } from "../parse-input.ts";
-import { createSearchRepo, DEFAULT_PLAN, type SearchPlanOptions } from "./search.repo.ts";
+import { createSearchRepo, DEFAULT_PLAN, type Scope, type SearchPlanOptions } from "./search.repo.ts";
 import { SearchInputSchema, type SearchSpec, toSearchSpec } from "./search.schemas.ts";
 
 /** One page of search results (docs/api.md's SearchResult). */
@@ -41,7 +41,10 @@ export function createSearchService(deps: {
   plan?: Partial<SearchPlanOptions>;
 }) {
   const { db, metrics, access } = deps;
-  const aclOf = (actor: Actor) => aclCondition(access.view(actor), "f.acl_id");
+  const aclOf = (actor: Actor): Scope => {
+    const view = access.view(actor);
+    return { acl: aclCondition(view, "f.acl_id"), hidden: view.top >= 1 ? view.unreadable : undefined };
+  };
   const repo = createSearchRepo(db, { ...DEFAULT_PLAN, ...deps.plan });
 
   const records = (organizationId: string, ids: string[]): FileDto[] =>
