@@ -1,4 +1,11 @@
-import { ftsExpression, type Sql, termsOf } from "./search.query.ts";
+import {
+  FOLDER_MATCHES,
+  ftsExpression,
+  OWN_MATCHES,
+  pathCondition,
+  type Sql,
+  termsOf,
+} from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
 /**
@@ -16,20 +23,25 @@ import type { SearchSpec } from "./search.schemas.ts";
  *   and, under folder grants, among the rows of the access roots the viewer
  *   cannot read (files_acl_idx); used only while such rows are few.
  *
+ * A single term that is also in folder paths takes the same plan: the walk
+ * keeps rows holding it or held by a folder holding it, and the total adds
+ * to the index's count the live children of those folders that do not hold
+ * it themselves (folderChildrenQuery).
+ *
  * Only for text-only searches sorted by name; results are identical to the
  * general plan's (same order, same tie-breaks).
  */
 
 /**
  * True when the plan can answer `spec`: terms the index answers in each row
- * alone (none also in folder paths), or no text at all; no filters; sorted
- * by name.
+ * alone, or one term alone that is also in folder paths, or no text at all;
+ * no filters; sorted by name.
  */
 export function broadEligible(spec: SearchSpec): boolean {
-  const { short, viaFolders } = termsOf(spec);
+  const { short, fts, viaFolders } = termsOf(spec);
   return (
     short.length === 0 &&
-    viaFolders.length === 0 &&
+    (viaFolders.length === 0 || (viaFolders.length === 1 && fts.length === 0)) &&
     spec.sortBy === "name" &&
     !spec.path &&
     !spec.type &&
@@ -41,7 +53,11 @@ export function broadEligible(spec: SearchSpec): boolean {
   );
 }
 
-const match = (spec: SearchSpec) => ftsExpression(termsOf(spec).fts);
+/** Every term, matched in the row's own index entry. */
+const match = (spec: SearchSpec) => {
+  const { fts, viaFolders } = termsOf(spec);
+  return ftsExpression([...fts, ...viaFolders]);
+};
 
 /** True when `spec` has no text: every live row matches (browsing the library by name). */
 export function isBrowse(spec: SearchSpec): boolean {
@@ -108,6 +124,22 @@ export function hiddenMatchesQuery(organizationId: string, hidden: readonly stri
 }
 
 /**
+ * Live rows of the organization (readable under `acl`) held by a folder whose
+ * path holds the single folder term, and not holding it themselves: what the
+ * index's own count misses for such a term.
+ */
+export function folderChildrenQuery(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
+  const expr = termsOf(spec).viaFolders[0]!;
+  return {
+    sql:
+      "SELECT count(*) AS n FROM files f WHERE f.organization_id = ? AND f.is_deleted = 0 " +
+      `AND f.parent_id IN (${FOLDER_MATCHES}) AND +f.rowid NOT IN (${OWN_MATCHES})` +
+      (acl ? ` AND ${acl.sql}` : ""),
+    params: [organizationId, `path : (${expr})`, expr, ...(acl?.params ?? [])],
+  };
+}
+
+/**
  * One page in name order, walking the name index and keeping rows in the set
  * of matches (read once from the FTS index into a temporary index; probing
  * FTS5 row by row re-reads the doclists of every probe, far slower for
@@ -121,14 +153,19 @@ export function walkPageQuery(
   acl?: Sql,
 ): Sql {
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
-  const browse = isBrowse(spec);
+  const { viaFolders } = termsOf(spec);
+  const terms: Sql = isBrowse(spec)
+    ? { sql: "", params: [] }
+    : viaFolders.length === 1
+      ? pathCondition(viaFolders[0]!)
+      : { sql: `+f.rowid IN (${OWN_MATCHES})`, params: [match(spec)] };
   return {
     sql:
       "SELECT f.id AS id FROM files f INDEXED BY files_live_name_idx " +
       "WHERE f.organization_id = ? AND f.is_deleted = 0 " +
-      (browse ? "" : "AND +f.rowid IN (SELECT rowid FROM files_fts WHERE files_fts MATCH ?) ") +
+      (terms.sql ? `AND ${terms.sql} ` : "") +
       (acl ? `AND ${acl.sql} ` : "") +
       `ORDER BY f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir} LIMIT ? OFFSET ?`,
-    params: [organizationId, ...(browse ? [] : [match(spec)]), ...(acl?.params ?? []), limit, offset],
+    params: [organizationId, ...terms.params, ...(acl?.params ?? []), limit, offset],
   };
 }

@@ -73,9 +73,9 @@ export interface Sql {
 }
 
 /** Rowids of rows matching `expr` in their own index row (name, or a directory's path). */
-const OWN_MATCHES = "SELECT rowid FROM files_fts WHERE files_fts MATCH ?";
+export const OWN_MATCHES = "SELECT rowid FROM files_fts WHERE files_fts MATCH ?";
 /** Ids of the directories whose path matches. */
-const FOLDER_MATCHES =
+export const FOLDER_MATCHES =
   "SELECT d.id FROM files_fts JOIN files d ON d.rowid = files_fts.rowid WHERE files_fts MATCH ?";
 const inPaths = (expr: string) => `path : (${expr})`;
 

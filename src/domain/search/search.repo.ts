@@ -6,6 +6,7 @@ import type { FileRow } from "../files/files.repo.ts";
 import { foldText } from "./fold.ts";
 import {
   broadEligible,
+  folderChildrenQuery,
   ftsCountQuery,
   hiddenMatchesQuery,
   hiddenRowsQuery,
@@ -151,14 +152,18 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
     if (isBrowse(spec))
       return page(hiddenRows < cap ? number(liveCountQuery(org)) - hiddenRows : count(org, spec, acl));
     const matches = number(ftsCountQuery(spec));
-    if (matches < plan.broadMinMatches) return undefined;
-    if (((offset + limit) * number(maxRowidQuery)) / matches > plan.broadMaxWalk) return undefined;
+    // A term also in folder paths: the folders' children not holding it themselves come on top.
+    const viaFolder = spec.terms?.viaFolders.length ? number(folderChildrenQuery(org, spec, acl)) : 0;
+    const dense = matches + viaFolder;
+    if (dense < plan.broadMinMatches) return undefined;
+    if (((offset + limit) * number(maxRowidQuery)) / dense > plan.broadMaxWalk) return undefined;
     const outside = number(outsideRowsQuery(org, cap));
     if (outside >= cap || hiddenRows >= cap) return page(count(org, spec, acl));
     return page(
       matches -
         (outside > 0 ? number(outsideMatchesQuery(org, spec)) : 0) -
-        (hiddenRows > 0 ? number(hiddenMatchesQuery(org, hidden, spec)) : 0),
+        (hiddenRows > 0 ? number(hiddenMatchesQuery(org, hidden, spec)) : 0) +
+        viaFolder,
     );
   };
 
