@@ -26,6 +26,7 @@ import { createWatchedService } from "./domain/watched/watched.service.ts";
 import { createApp } from "./http/app.ts";
 import { withSecurityHeaders } from "./http/middleware/security-headers.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { createActivity } from "./platform/activity.ts";
 import { DiskCache } from "./platform/disk-cache.ts";
 import { freeBytes } from "./platform/disk-space.ts";
 import { createMediaTools, demuxerOf } from "./platform/ffmpeg.ts";
@@ -63,6 +64,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   mkdirSync(dataDir, { recursive: true, mode: 0o750 });
 
   const metrics = createMetrics();
+  const activity = createActivity();
   const db = openDb({
     file: join(dataDir, "attic.db"),
     log,
@@ -135,6 +137,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       limits: { maxPathLength: cfg.storage.max_path_length, maxDepth: cfg.storage.max_depth },
       access: storage.access,
       grants: storage.grants,
+      busy: () => activity.busy(),
     }),
     playback: createPlaybackService({ db, access: storage.access }),
     media,
@@ -196,7 +199,11 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     contextValues: rpcContextValues(ctx),
     fallback: getRequestListener(app.fetch, { overrideGlobalObjects: false }) as never,
   }) as Handler;
-  const handler = withSecurityHeaders(withRpcCors(cfg.server.cors_origins, rpcAndRest));
+  const secured = withSecurityHeaders(withRpcCors(cfg.server.cors_origins, rpcAndRest));
+  const handler: Handler = (req, res) => {
+    activity.note();
+    secured(req, res);
+  };
 
   let listener: Listener | undefined;
   const ping = db.$client.prepare("SELECT 1");

@@ -23,6 +23,8 @@ export interface RuntimeDeps {
   log: Logger;
   metrics: Metrics;
   limits: ScanTarget["limits"];
+  /** True while requests are arriving (platform/activity.ts). */
+  busy?: () => boolean;
 }
 
 interface FolderState {
@@ -215,6 +217,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     excluded,
     signal: st.abort.signal,
     stats,
+    busy: deps.busy,
     onDir: (event: "add" | "remove", rel: string) => {
       if (event === "remove") st.watch?.remove(rel);
       else if (st.watch) addWatches(st, [rel]);

@@ -52,6 +52,8 @@ export interface ScanOptions {
   moves?: MovePool;
   /** Told of directories that appeared (to watch them) and disappeared (to stop). */
   onDir?: (event: "add" | "remove", rel: string) => void;
+  /** True while requests are arriving: writes then take shorter turns (batch-writer.ts). */
+  busy?: () => boolean;
 }
 
 export const newStats = (): ScanStats => ({

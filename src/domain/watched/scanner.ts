@@ -33,7 +33,7 @@ export async function syncTree(
   start: DirTask[],
   opts: ScanOptions,
 ): Promise<void> {
-  const writer = new BatchWriter(repo, opts.stats);
+  const writer = new BatchWriter(repo, opts.stats, opts.busy);
   const queue = [...start];
   let lastYield = performance.now();
   const worker = async () => {

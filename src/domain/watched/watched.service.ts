@@ -38,6 +38,8 @@ export interface WatchedDeps {
   /** Folder grants: a mount goes where the admin may write, and may carry its own list. */
   access: Access;
   grants: Pick<GrantsService, "initial">;
+  /** True while requests are arriving: scans then write in shorter turns. */
+  busy?: () => boolean;
 }
 
 const forbidden = (message: string) => new AppError("FORBIDDEN_PATH", message);
@@ -58,6 +60,7 @@ export function createWatchedService(deps: WatchedDeps) {
     log: deps.log,
     metrics: deps.metrics,
     limits: deps.limits,
+    busy: deps.busy,
   });
 
   const folderOf = (actor: Actor, id: string): WatchedFolderRow => {
