@@ -90,3 +90,28 @@ class TimedDatabase extends Database {
     return stmt;
   }
 }
+
+/**
+ * Tells whether the database may have changed since the last call: this
+ * connection's `total_changes()` (every row written through it, committed
+ * or not) and SQLite's `data_version` (bumped by other connections'
+ * commits, such as an `attic admin` command run beside the server). Both
+ * are kept by SQLite itself, so no write path can forget to report a
+ * change. For caches of rows read on every request and written rarely: a
+ * write anywhere empties them, which is always safe. About 4 µs a call here,
+ * against 20–25 µs for the two authentication queries it saves.
+ */
+export function changeWatch(sqlite: Database.Database): { changed(): boolean } {
+  const stmt = sqlite.prepare("SELECT total_changes(), data_version FROM pragma_data_version").raw(true);
+  let changes = -1;
+  let version = -1;
+  return {
+    changed() {
+      const [c, v] = stmt.get() as [number, number];
+      if (c === changes && v === version) return false;
+      changes = c;
+      version = v;
+      return true;
+    },
+  };
+}

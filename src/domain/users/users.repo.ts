@@ -1,5 +1,5 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
+import { changeWatch, type Db } from "../../db/client.ts";
 import { roles, userRoles, users } from "../../db/schema.ts";
 import { nowIso } from "../../platform/ids.ts";
 
@@ -21,8 +21,30 @@ export function createUsersRepo(db: Db) {
     .where(eq(userRoles.user_id, sql.placeholder("userId")))
     .orderBy(userRoles.created_at, roles.name)
     .prepare();
+  // Every authenticated request needs the user and the union of their roles'
+  // permissions; they change rarely, and any write to the database empties
+  // this (changeWatch), so a change is seen by the very next request.
+  const watch = changeWatch(db.$client);
+  const authCache = new Map<string, AuthState | null>();
   return {
     byId: (id: string): UserRow | undefined => byIdStmt.get({ id }),
+    /** The user and their current permissions, for authentication; undefined when there is no such user. */
+    authState(id: string): AuthState | undefined {
+      if (watch.changed()) authCache.clear();
+      let state = authCache.get(id);
+      if (state === undefined) {
+        const user = byIdStmt.get({ id });
+        state = user
+          ? Object.freeze({
+              user: Object.freeze(user),
+              permissions: Object.freeze(permissionsOf(rolesOfStmt.all({ userId: id }))),
+            })
+          : null;
+        if (authCache.size >= AUTH_CACHE_MAX) authCache.clear();
+        authCache.set(id, state);
+      }
+      return state ?? undefined;
+    },
     byIdInOrg: (orgId: string, id: string) =>
       db
         .select()
@@ -77,6 +99,15 @@ export function createUsersRepo(db: Db) {
 }
 
 export type UsersRepo = ReturnType<typeof createUsersRepo>;
+
+/** A user row and the union of their roles' permissions, as of the last change to the database. */
+export interface AuthState {
+  readonly user: Readonly<UserRow>;
+  readonly permissions: readonly string[];
+}
+
+/** Users whose authentication state is kept between changes; past it the cache starts over. */
+const AUTH_CACHE_MAX = 1024;
 
 /** The union of a user's role permissions. */
 export function permissionsOf(rolesOfUser: { permissions: string[] }[]): string[] {
