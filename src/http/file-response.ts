@@ -1,10 +1,10 @@
-import { type FileHandle, open } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { OpenedContent } from "../domain/files/content.ts";
 import { ifRangeMatches, parseRange } from "../domain/files/range.ts";
 import { AppError } from "../errors.ts";
 import { pumpFile } from "../platform/file-pump.ts";
+import { openForRead, type ReadableFile } from "../platform/open-files.ts";
 import type { Ctx } from "./env.ts";
 import { errorResponse } from "./on-error.ts";
 
@@ -105,9 +105,9 @@ async function sendStream(
   if (requestId) head["x-request-id"] = requestId;
   for (const [k, v] of Object.entries(headers)) head[k.toLowerCase()] = v;
   // Opened before the head: a lost blob or vanished host file is a clean error, not a cut-off body.
-  let fh: FileHandle;
+  let file: ReadableFile;
   try {
-    fh = await open(content.path, "r");
+    file = await openForRead(content.path, { reuse: content.immutable });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
@@ -116,7 +116,7 @@ async function sendStream(
     throw err;
   }
   out.writeHead(status, head);
-  pumpFile(fh, part.start, part.end, out).catch((err) => {
+  pumpFile(file, part.start, part.end, out).catch((err) => {
     // Usually a client that left mid-download; the connection is done either way.
     c.get("log")?.debug({ err, file: content.row.id }, "download ended early");
     out.destroy();

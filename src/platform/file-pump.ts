@@ -1,5 +1,5 @@
-import type { FileHandle } from "node:fs/promises";
 import type { Writable } from "node:stream";
+import { type ReadableFile, readAt } from "./open-files.ts";
 
 /** Size of each of the two reusable read buffers. */
 const CHUNK = 256 * 1024;
@@ -10,9 +10,13 @@ const CHUNK = 256 * 1024;
  * a ReadStream, it allocates nothing per chunk, so serving gigabytes does
  * not churn the garbage collector. Resolves when the last byte is handed
  * to `out` and `out` is ended; rejects when `out` goes away first. The
- * handle is closed either way (the caller opened it before sending the head).
+ * file is released either way (the caller opened it before sending the
+ * head). What fits one buffer (a small file, a player's range request) is
+ * one read and one `end()`, which Node sends with the head in one write.
  */
-export async function pumpFile(fh: FileHandle, start: number, end: number, out: Writable): Promise<void> {
+export async function pumpFile(file: ReadableFile, start: number, end: number, out: Writable): Promise<void> {
+  const length = end - start + 1;
+  if (length <= CHUNK) return pumpOnce(file, start, length, out);
   // A client that leaves may never complete a pending write: stop waiting when the response closes.
   let onClose = () => {};
   const closed = new Promise<never>((_, reject) => {
@@ -21,17 +25,15 @@ export async function pumpFile(fh: FileHandle, start: number, end: number, out: 
   closed.catch(() => {});
   out.once("close", onClose);
   try {
-    // Small ranges (a media element's seek) get one small buffer, not half a megabyte.
-    const length = end - start + 1;
-    const size = Math.max(1, Math.min(CHUNK, length));
-    const buffers = [takeBuffer(), length > size ? takeBuffer() : EMPTY];
+    const size = CHUNK;
+    const buffers = [takeBuffer(), takeBuffer()];
     const inFlight: (Promise<void> | undefined)[] = [undefined, undefined];
     let pos = start;
     for (let i = 0; pos <= end; i ^= 1) {
       await Promise.race([inFlight[i], closed]); // this buffer's last write must be done before refilling it
       if (out.destroyed) throw new Error("response closed");
       const buf = buffers[i] as Buffer;
-      const { bytesRead } = await fh.read(buf, 0, Math.min(size, end - pos + 1), pos);
+      const bytesRead = await readAt(file.fd, buf, Math.min(size, end - pos + 1), pos);
       if (bytesRead === 0) throw new Error("file shorter than expected");
       pos += bytesRead;
       const pending = write(out, buf.subarray(0, bytesRead));
@@ -46,8 +48,40 @@ export async function pumpFile(fh: FileHandle, start: number, end: number, out: 
     await new Promise<void>((resolve) => out.end(resolve));
   } finally {
     out.off("close", onClose);
-    await fh.close();
+    file.release();
   }
+}
+
+/** pumpFile for `length` ≤ CHUNK: one read into a pooled buffer, given back once the socket has it. */
+async function pumpOnce(file: ReadableFile, start: number, length: number, out: Writable): Promise<void> {
+  const buf = takeBuffer();
+  let bytesRead: number;
+  try {
+    bytesRead = await readAt(file.fd, buf, length, start);
+  } catch (err) {
+    giveBack(buf);
+    throw err;
+  } finally {
+    file.release();
+  }
+  if (bytesRead < length) {
+    giveBack(buf);
+    throw new Error("file shorter than expected");
+  }
+  if (out.destroyed) {
+    giveBack(buf);
+    throw new Error("response closed");
+  }
+  await new Promise<void>((resolve, reject) => {
+    const onClose = () => reject(new Error("response closed"));
+    out.once("close", onClose);
+    out.end(buf.subarray(0, length), () => {
+      out.off("close", onClose);
+      // The socket has taken the bytes: the buffer may serve the next request.
+      giveBack(buf);
+      resolve();
+    });
+  });
 }
 
 /**
@@ -57,7 +91,6 @@ export async function pumpFile(fh: FileHandle, start: number, end: number, out: 
  */
 const free: Buffer[] = [];
 const FREE_MAX = 64;
-const EMPTY = Buffer.alloc(0);
 
 function takeBuffer(): Buffer {
   return free.pop() ?? Buffer.allocUnsafeSlow(CHUNK);

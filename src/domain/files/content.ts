@@ -10,6 +10,8 @@ export interface ContentLocation {
   path: string;
   size: number;
   mtimeMs: number;
+  /** The bytes at `path` never change (a content-addressed blob), so an open descriptor may be reused. */
+  immutable?: boolean;
 }
 
 /**
@@ -28,6 +30,8 @@ export interface OpenedContent {
   etag: string;
   lastModified: Date;
   path: string;
+  /** See ContentLocation.immutable. */
+  immutable: boolean;
   /** A stream of bytes `start..end` (inclusive), or all of them. */
   stream(range?: { start: number; end: number }): Readable;
 }
@@ -46,7 +50,7 @@ export async function locateContent(
     // Downloads skip it (verify: false): they open the file before the head, which checks the same.
     if (opts.verify !== false && !(await blobs.has(row.blob_hash)))
       throw new AppError("FILE_NOT_FOUND", "the stored content is missing");
-    return { path, size: row.size, mtimeMs: Date.parse(row.created_at) };
+    return { path, size: row.size, mtimeMs: Date.parse(row.created_at), immutable: true };
   }
   if (row.watched_folder_id) {
     if (row.is_offline) throw new AppError("UNAVAILABLE", "the drive holding this file is offline");
@@ -74,6 +78,7 @@ export function openedContent(row: FileRow, loc: ContentLocation): OpenedContent
     etag: entityTag(row, loc.size, loc.mtimeMs),
     lastModified: new Date(Math.floor(loc.mtimeMs / 1000) * 1000),
     path: loc.path,
+    immutable: loc.immutable === true,
     stream: (range) => readStream(loc.path, range),
   };
 }
