@@ -24,6 +24,7 @@ import { createSuggestionsService } from "./domain/suggestions/suggestions.servi
 import { createTagsService } from "./domain/tags/tags.service.ts";
 import { createWatchedService } from "./domain/watched/watched.service.ts";
 import { createApp } from "./http/app.ts";
+import { hotPaths } from "./http/hot-paths.ts";
 import { withSecurityHeaders } from "./http/middleware/security-headers.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createActivity } from "./platform/activity.ts";
@@ -199,7 +200,12 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     contextValues: rpcContextValues(ctx),
     fallback: getRequestListener(app.fetch, { overrideGlobalObjects: false }) as never,
   }) as Handler;
-  const secured = withSecurityHeaders(withRpcCors(cfg.server.cors_origins, rpcAndRest));
+  const hot = hotPaths(ctx, limits);
+  const secured = withSecurityHeaders(
+    withRpcCors(cfg.server.cors_origins, (req, res) => {
+      if (!hot(req, res)) rpcAndRest(req, res);
+    }),
+  );
   const handler: Handler = (req, res) => {
     activity.note();
     secured(req, res);

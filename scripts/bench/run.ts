@@ -3,7 +3,7 @@
  * reference in the same run on the same data, prints both with their ratio and
  * Attic's peak RSS, and writes JSON (and a Markdown table) under bench-results/.
  *
- * Names: download, upload, api, startup, webdav, zip, playback, and search / index when
+ * Names: download, upload, paths (small files, ranges, listing, metadata), api, startup, webdav, zip, playback, and search / index when
  * scripts/bench/search.ts / index.ts exist. Those two run as child processes
  * (`node scripts/bench/<name>.ts`) with BENCH_RESULTS_FILE set: a JSON array of
  * Figure objects (see lib/report.ts) written there is merged into the report.
@@ -20,6 +20,7 @@ import { downloadBench } from "./download.ts";
 import { ATTIC_UNDER_TEST, WORK } from "./lib/attic.ts";
 import { run } from "./lib/proc.ts";
 import { type Figure, printFigure, say, writeResults } from "./lib/report.ts";
+import { pathsBench } from "./paths.ts";
 import { playbackBench } from "./playback.ts";
 import { startupBench } from "./startup.ts";
 import { uploadBench } from "./upload.ts";
@@ -32,6 +33,7 @@ const EXTERNAL_TIMEOUT_MS = 600_000;
 const BUILTIN: Record<string, () => Promise<Figure[]>> = {
   download: downloadBench,
   upload: uploadBench,
+  paths: pathsBench,
   api: apiBench,
   startup: startupBench,
   webdav: webdavBench,

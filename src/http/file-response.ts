@@ -1,8 +1,9 @@
 import type { ServerResponse } from "node:http";
-import { Readable } from "node:stream";
+import { Readable, type Writable } from "node:stream";
 import type { OpenedContent } from "../domain/files/content.ts";
 import { ifRangeMatches, parseRange } from "../domain/files/range.ts";
 import { AppError } from "../errors.ts";
+import type { Logger } from "../log.ts";
 import { pumpFile } from "../platform/file-pump.ts";
 import { openForRead, type ReadableFile } from "../platform/open-files.ts";
 import type { Ctx } from "./env.ts";
@@ -22,30 +23,45 @@ export function contentDisposition(kind: "attachment" | "inline", name: string):
   return `${kind}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
+/** Request headers a content answer reads, however the transport keeps them. */
+export type HeaderOf = (name: string) => string | undefined;
+
 /** True when the request's validators say the client's copy is current (RFC 9110 §13.1). */
-function notModified(c: Ctx, etag: string, lastModified: Date): boolean {
-  const inm = c.req.header("if-none-match");
+function notModified(header: HeaderOf, etag: string, lastModified: Date): boolean {
+  const inm = header("if-none-match");
   if (inm !== undefined) {
     return inm.trim() === "*" || inm.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
   }
-  const ims = c.req.header("if-modified-since");
+  const ims = header("if-modified-since");
   if (ims === undefined) return false;
   const since = Date.parse(ims);
   return Number.isFinite(since) && lastModified.getTime() <= since;
 }
 
+/** How to answer a content request: the head, and the bytes to send (none for 304, HEAD or an empty file). */
+export type ContentPlan =
+  | { kind: "head"; status: 200 | 206 | 304; headers: Record<string, string> }
+  | {
+      kind: "bytes";
+      status: 200 | 206;
+      headers: Record<string, string>;
+      part: { start: number; end: number };
+    }
+  | { kind: "error"; error: AppError; headers: Record<string, string> };
+
 /**
- * Answers with a file's bytes: never rendered in Attic's origin (sandboxing
- * CSP, nosniff, Content-Disposition), strong ETag and Last-Modified, 304 on
- * a matching If-None-Match / If-Modified-Since, and a single byte range
- * (206, 416 with `bytes * /size`, If-Range). Multi-range asks get the whole
- * file. The body is a file stream, never a buffer.
+ * Decides the answer to a request for a file's bytes: never rendered in
+ * Attic's origin (sandboxing CSP, nosniff, Content-Disposition), strong ETag
+ * and Last-Modified, 304 on a matching If-None-Match / If-Modified-Since, and
+ * a single byte range (206, 416 with `bytes * /size`, If-Range). Multi-range
+ * asks get the whole file. One decision for the router and the hot paths.
  */
-export async function sendContent(
-  c: Ctx,
+export function planContent(
+  header: HeaderOf,
+  method: string,
   content: OpenedContent,
   disposition: "attachment" | "inline",
-): Promise<Response> {
+): ContentPlan {
   const { row, size, etag, lastModified } = content;
   const headers: Record<string, string> = {
     "Content-Type": row.mime_type,
@@ -57,46 +73,88 @@ export async function sendContent(
     ETag: etag,
     "Last-Modified": lastModified.toUTCString(),
   };
-  if (notModified(c, etag, lastModified)) return c.body(null, 304, headers);
-  let range = parseRange(c.req.header("range"), size);
-  if (range.kind !== "full" && !ifRangeMatches(c.req.header("if-range"), etag, lastModified))
+  if (notModified(header, etag, lastModified)) return { kind: "head", status: 304, headers };
+  let range = parseRange(header("range"), size);
+  if (range.kind !== "full" && !ifRangeMatches(header("if-range"), etag, lastModified))
     range = { kind: "full" };
   if (range.kind === "unsatisfiable") {
-    return errorResponse(
-      c,
-      new AppError("RANGE_NOT_SATISFIABLE", `range not satisfiable for ${size} bytes`),
-      {
-        "Content-Range": `bytes */${size}`,
-        "Accept-Ranges": "bytes",
-      },
-    );
+    return {
+      kind: "error",
+      error: new AppError("RANGE_NOT_SATISFIABLE", `range not satisfiable for ${size} bytes`),
+      headers: { "Content-Range": `bytes */${size}`, "Accept-Ranges": "bytes" },
+    };
   }
-  const part = range.kind === "partial" ? { start: range.start, end: range.end } : undefined;
-  const length = part ? part.end - part.start + 1 : size;
+  const part =
+    range.kind === "partial" ? { start: range.start, end: range.end } : { start: 0, end: size - 1 };
+  const length = part.end - part.start + 1;
   headers["Content-Length"] = String(length);
-  if (part) headers["Content-Range"] = `bytes ${part.start}-${part.end}/${size}`;
-  const status = part ? 206 : 200;
-  if (c.req.method === "HEAD" || length === 0) return c.body(null, status, headers);
-  return sendStream(c, status, headers, content, part ?? { start: 0, end: size - 1 });
+  if (range.kind === "partial") headers["Content-Range"] = `bytes ${part.start}-${part.end}/${size}`;
+  const status = range.kind === "partial" ? 206 : 200;
+  if (method === "HEAD" || length === 0) return { kind: "head", status, headers };
+  return { kind: "bytes", status, headers, part };
+}
+
+/** Answers with a file's bytes as planContent decides; the body is streamed from the file, never buffered. */
+export async function sendContent(
+  c: Ctx,
+  content: OpenedContent,
+  disposition: "attachment" | "inline",
+): Promise<Response> {
+  const plan = planContent((n) => c.req.header(n), c.req.method, content, disposition);
+  if (plan.kind === "error") return errorResponse(c, plan.error, plan.headers);
+  if (plan.kind === "head") return c.body(null, plan.status, plan.headers);
+  return sendStream(c, plan.status, plan.headers, content, plan.part);
+}
+
+/**
+ * Opens the content, then writes `head` and the bytes `part` into the Node
+ * response. Opened before the head: a lost blob or vanished host file is a
+ * clean 404 (returned, nothing written), not a cut-off body. A client that
+ * leaves mid-download ends the response; nothing is thrown after the head.
+ */
+export async function writeContent(
+  out: Writable & { writeHead(status: number, head: Record<string, string>): unknown; destroy(): unknown },
+  status: number,
+  head: Record<string, string>,
+  content: OpenedContent,
+  part: { start: number; end: number },
+  log: Logger | undefined,
+): Promise<AppError | undefined> {
+  let file: ReadableFile;
+  try {
+    file = await openForRead(content.path, { reuse: content.immutable });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR")
+      return new AppError("FILE_NOT_FOUND", "the stored content is missing");
+    throw err;
+  }
+  out.writeHead(status, head);
+  pumpFile(file, part.start, part.end, out).catch((err) => {
+    // Usually a client that left mid-download; the connection is done either way.
+    log?.debug({ err, file: content.row.id }, "download ended early");
+    out.destroy();
+  });
+  return undefined;
 }
 
 /**
  * Writes the head and copies the bytes straight into the Node response
- * with two reused buffers (pumpFile): measured about twice as fast as
- * handing Hono a web ReadableStream, with no per-chunk garbage. Headers
- * that middleware would add after the handler (the request id) are added
- * here, merged with those set before it (CORS, rate limits); the security
- * headers are already on the Node response (withSecurityHeaders).
+ * (writeContent): measured about twice as fast as handing Hono a web
+ * ReadableStream. Headers that middleware would add after the handler (the
+ * request id) are added here, merged with those set before it (CORS, rate
+ * limits); the security headers are already on the Node response
+ * (withSecurityHeaders).
  */
 async function sendStream(
   c: Ctx,
-  status: number,
+  status: 200 | 206,
   headers: Record<string, string>,
   content: OpenedContent,
   part: { start: number; end: number },
 ): Promise<Response> {
   const out = c.env?.outgoing as ServerResponse | undefined;
-  if (!out) return c.body(Readable.toWeb(content.stream(part)) as ReadableStream, status as 200, headers);
+  if (!out) return c.body(Readable.toWeb(content.stream(part)) as ReadableStream, status, headers);
   const head: Record<string, string> = {};
   c.res.headers.forEach((v, k) => {
     head[k] = v;
@@ -104,22 +162,7 @@ async function sendStream(
   const requestId = c.get("requestId");
   if (requestId) head["x-request-id"] = requestId;
   for (const [k, v] of Object.entries(headers)) head[k.toLowerCase()] = v;
-  // Opened before the head: a lost blob or vanished host file is a clean error, not a cut-off body.
-  let file: ReadableFile;
-  try {
-    file = await openForRead(content.path, { reuse: content.immutable });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") {
-      return errorResponse(c, new AppError("FILE_NOT_FOUND", "the stored content is missing"));
-    }
-    throw err;
-  }
-  out.writeHead(status, head);
-  pumpFile(file, part.start, part.end, out).catch((err) => {
-    // Usually a client that left mid-download; the connection is done either way.
-    c.get("log")?.debug({ err, file: content.row.id }, "download ended early");
-    out.destroy();
-  });
+  const missing = await writeContent(out, status, head, content, part, c.get("log"));
+  if (missing) return errorResponse(c, missing);
   return new Response(null, { status, headers: { "x-hono-already-sent": "true" } });
 }

@@ -13,10 +13,11 @@ export interface Nginx {
 /**
  * nginx as the static-file ceiling, configured as /work/shared/bench/02-nginx.sh
  * does: 1 worker, sendfile, tcp_nopush off (on stalls 40 ms per 64 KiB range on
- * loopback), no access log, pinned to the server CPU; serves `root`. Under root its
+ * loopback), no access log, pinned to the server CPU; serves `root`, with
+ * `locations` (nginx text) added to its server block. Under root its
  * worker runs as root too, since Attic's blobs are private to their owner.
  */
-export async function startNginx(root: string): Promise<Nginx> {
+export async function startNginx(root: string, opts: { locations?: string } = {}): Promise<Nginx> {
   const dir = join(WORK, "nginx");
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
@@ -34,7 +35,7 @@ http {
   keepalive_requests 1000000; keepalive_timeout 60s;
   client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fcgi;
   uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  server { listen 127.0.0.1:${port}; location / { root ${root}; } }
+  server { listen 127.0.0.1:${port}; root ${root}; location / { } ${opts.locations ?? ""} }
 }
 `,
   );
