@@ -256,7 +256,14 @@ export const files = sqliteTable(
         t.name,
       )
       .where(sql`${t.is_deleted} = 0`),
-    index("files_parent_idx").on(t.organization_id, t.parent_id, t.is_deleted, t.name),
+    index("files_children_idx").on(
+      t.organization_id,
+      t.parent_id,
+      t.is_deleted,
+      sql`(${t.type} = 'directory') DESC`,
+      sql`${t.name} COLLATE NOCASE`,
+      t.name,
+    ),
     index("files_path_idx").on(t.organization_id, t.path),
     index("files_live_name_idx").on(t.organization_id, t.is_deleted, sql`${t.name} COLLATE NOCASE`),
     index("files_blob_idx").on(t.blob_hash),

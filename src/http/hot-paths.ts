@@ -45,6 +45,7 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
   const files = ctx.services.files;
   const limited = ctx.cfg.rate_limit.enabled;
   const trustProxy = ctx.cfg.server.trust_proxy;
+  const encoded = new WeakMap<object, Buffer>();
 
   function match(url: string): Hot | undefined {
     const q = url.indexOf("?");
@@ -148,9 +149,18 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
         requirePermission(actor, "file:read");
       }
       if (hot.route === FILES || hot.route === "/api/v1/files/:id") {
-        const value =
-          hot.route === FILES ? files.list(actor, listQuery) : files.get(actor, (hot as { id: string }).id);
-        sendJson(req, res, 200, head, JSON.stringify(value));
+        if (hot.route === "/api/v1/files/:id") {
+          sendJson(req, res, 200, head, JSON.stringify(files.get(actor, hot.id)));
+          return;
+        }
+        // A page is the same object until the database changes (page-cache.ts): encode it once.
+        const page = files.list(actor, listQuery);
+        let body = encoded.get(page);
+        if (!body) {
+          body = Buffer.from(JSON.stringify(page));
+          encoded.set(page, body);
+        }
+        sendJson(req, res, 200, head, body);
         return;
       }
       const id = (hot as { id: string }).id;
@@ -212,11 +222,17 @@ function url(req: Req): string {
 }
 
 /** A JSON answer with its length; HEAD gets the head alone. */
-function sendJson(req: Req, res: ServerResponse, status: number, head: Record<string, string>, body: string) {
+function sendJson(
+  req: Req,
+  res: ServerResponse,
+  status: number,
+  head: Record<string, string>,
+  body: string | Buffer,
+) {
   res.writeHead(status, {
     ...head,
     "content-type": "application/json",
-    "content-length": String(Buffer.byteLength(body)),
+    "content-length": String(typeof body === "string" ? Buffer.byteLength(body) : body.length),
   });
   if (req.method === "HEAD") res.end();
   else res.end(body);

@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../helpers/accounts.ts";
 import { mkdir, upload } from "../helpers/files.ts";
@@ -177,6 +179,36 @@ describe("hot paths answer as the router does", () => {
     const stolen = await both(s, "GET", `/api/v1/files/${another}/download?st=${st}`, {});
     expect(stolen.hot.status).toBe(401);
     expect({ ...stolen.hot, requestId: "" }).toEqual({ ...stolen.routed, requestId: "" });
+  });
+
+  it("a listing follows every change at once, a write through another connection included", async () => {
+    const names = async () =>
+      (await s.api("GET", `/api/v1/files?parent_id=${dirId}&limit=100`, { token })).body.files.map(
+        (f: { name: string }) => f.name,
+      );
+    expect(await names()).toContain("n0.txt");
+    expect(await names()).toContain("n0.txt");
+    const renamed = await s.api("PATCH", `/api/v1/files/${fileId}`, { token, body: { name: "renamed.bin" } });
+    expect(renamed.status).toBe(200);
+    expect(await names()).toContain("renamed.bin");
+    // Another process (an `attic admin` command, a backup tool) writing the database file.
+    const other = new Database(join(s.dataDir, "attic.db"));
+    try {
+      other.prepare("UPDATE files SET name = 'outside.txt' WHERE name = 'n0.txt'").run();
+    } finally {
+      other.close();
+    }
+    const after = await names();
+    expect(after).toContain("outside.txt");
+    expect(after).not.toContain("n0.txt");
+    await upload(s, token, "late.txt", "late", { parentId: dirId });
+    expect(await names()).toContain("late.txt");
+    // The router's answer (an Origin header) is the same page.
+    const routed = await s.api("GET", `/api/v1/files?parent_id=${dirId}&limit=100`, {
+      token,
+      headers: { origin: "http://elsewhere.example" },
+    });
+    expect(routed.body.files.map((f: { name: string }) => f.name)).toEqual(await names());
   });
 
   it("keeps a client's own request id", async () => {

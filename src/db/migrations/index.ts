@@ -10,6 +10,7 @@ import m0009 from "./0009_shares.ts";
 import m0010 from "./0010_live_name_case.ts";
 import m0011 from "./0011_search_index.ts";
 import m0012 from "./0012_files_acl_index.ts";
+import m0013 from "./0013_children_order_index.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   { id: 10, name: "live_name_case", sql: m0010 },
   { id: 11, name: "search_index", sql: m0011 },
   { id: 12, name: "files_acl_index", sql: m0012 },
+  { id: 13, name: "children_order_index", sql: m0013 },
 ];

@@ -78,6 +78,8 @@ export function createFilesRepo(db: Db) {
     .where(
       and(
         eq(files.organization_id, sql.placeholder("org")),
+        // files_live_name_uq's expression, so the lookup is one probe of that index.
+        sql`(CASE WHEN ${files.parent_id} IS NOT NULL THEN ${files.parent_id} WHEN ${files.home_of} IS NOT NULL THEN 'home:' || ${files.home_of} ELSE '' END) = ${sql.placeholder("parent")}`,
         eq(files.parent_id, sql.placeholder("parent")),
         eq(files.name, sql.placeholder("name")),
         eq(files.is_deleted, false),

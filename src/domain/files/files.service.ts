@@ -1,3 +1,4 @@
+import { changeWatch } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import { readUtf8 } from "../../platform/local-files.ts";
 import { LEVEL } from "../access/access.ts";
@@ -24,6 +25,7 @@ import {
 } from "./files.schemas.ts";
 import { isPlayable, isTextual, STREAMABLE } from "./mime.ts";
 import { normalizeName } from "./names.ts";
+import { createPageCache } from "./page-cache.ts";
 import { createUpload } from "./upload.ts";
 
 /** Most entries one zip download may hold (its plan is kept in memory while it streams). */
@@ -52,6 +54,7 @@ export function createFilesService(deps: FilesDeps) {
   let hostResolver: HostContentResolver | undefined;
   const { upload, checkDestination } = createUpload(deps);
   const dto = (row: FileRow): FileDto => toTaggedFileDto(db, row);
+  const pages = createPageCache<{ files: FileDto[]; total: number }>(changeWatch(db.$client));
 
   /**
    * Content of a live file for download/stream; ingests nothing, opens
@@ -114,18 +117,23 @@ export function createFilesService(deps: FilesDeps) {
       return dto(tree.live(actor, id));
     },
 
-    /** Live children of `parent_id` (top level when absent), directories first, then by name. */
+    /**
+     * Live children of `parent_id` (top level when absent), directories
+     * first, then by name. The access check runs on every call; the page
+     * itself is reused until the database changes (page-cache.ts).
+     */
     list(actor: Actor, input: unknown): { files: FileDto[]; total: number } {
       requirePermission(actor, "file:read");
       const q = parseInput(ListFilesInput, input ?? {});
       const parent = tree.parent(actor, q.parent_id, LEVEL.read);
-      const { rows, total } = repo.children(
-        actor.organizationId,
-        deps.access.view(actor),
-        parent?.id ?? null,
-        q,
-      );
-      return { files: toFileDtos(db, rows), total };
+      const view = deps.access.view(actor);
+      const parentId = parent?.id ?? null;
+      // The rows a viewer sees depend on the organization, the parent, the page and the view's readable roots.
+      const key = `${actor.organizationId}|${parentId}|${q.limit}|${q.offset}|${view.top}|${view.atLeast[1]}`;
+      return pages.get(key, () => {
+        const { rows, total } = repo.children(actor.organizationId, view, parentId, q);
+        return { files: toFileDtos(db, rows), total };
+      });
     },
 
     /** Renames and/or moves (PATCH/PUT /files/:id). `parent_id: null` moves to the top. */
