@@ -19,3 +19,6 @@ export const pathId = (name = "id", description?: string) =>
 
 /** `{id}` path parameters. */
 export const IdParam = z.object({ id: pathId() });
+
+/** `{id}` of a file's media routes (playback, streams, thumbnails), described as such. */
+export const FileIdParam = z.object({ id: pathId("id", "File id") });

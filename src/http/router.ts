@@ -36,6 +36,9 @@ export interface Guards {
   authEndpoints: MiddlewareHandler<Env>;
 }
 
+/** The body of an operation that has nothing else to answer (delete, revoke, detach...). */
+export const SuccessSchema = z.object({ success: z.boolean() }).openapi("Success");
+
 /** The error body of every failure, for OpenAPI responses. */
 export const ErrorSchema = z
   .object({

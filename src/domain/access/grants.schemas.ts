@@ -72,6 +72,8 @@ export const SubjectSchema = z
   })
   .openapi("GrantSubject");
 
+export const SubjectListSchema = z.object({ subjects: z.array(SubjectSchema) });
+
 export type GrantsDto = z.output<typeof GrantsSchema>;
 export type GrantDto = z.output<typeof GrantSchema>;
 export type GrantInputT = z.output<typeof GrantInput>;

@@ -2,9 +2,9 @@ import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, notFound } from "../../errors.ts";
 import { newId, nowIso } from "../../platform/ids.ts";
 import { type Actor, requirePermission } from "../actor.ts";
+import { type Page, PageQuery } from "../page.schemas.ts";
 import { parseInput } from "../parse-input.ts";
 import type { UsersRepo } from "../users/users.repo.ts";
-import { type Page, PageQuery } from "../users/users.schemas.ts";
 import type { GroupRow, GroupsRepo } from "./groups.repo.ts";
 import {
   AddMemberInput,

@@ -49,4 +49,6 @@ export const CreatedShareSchema = ShareSchema.extend({
   download_url: z.string().openapi({ description: "/s/<token>/download (a folder: its zip)" }),
 }).openapi("CreatedShare");
 
+export const ShareListSchema = z.object({ shares: z.array(ShareSchema) });
+
 export type ShareDto = z.output<typeof ShareSchema>;

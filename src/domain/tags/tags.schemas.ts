@@ -41,6 +41,9 @@ export const AttachTagsInput = z
 /** The Tag component is declared once, with the File record that embeds it. */
 export { TagSchema };
 
+/** A file's tags, as attaching and listing them answer. */
+export const FileTagsSchema = z.object({ tags: z.array(TagSchema) }).openapi("FileTags");
+
 export const TagListSchema = z
   .object({ tags: z.array(TagSchema), total: z.number().int() })
   .openapi("TagList");

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { DECEPTIVE } from "../files/names.ts";
 
-/** CONTRACT: 3–32 of `[A-Za-z0-9_.-]`. */
+/** 3–32 of `[A-Za-z0-9_.-]` (docs/api.md, accounts). */
 export const Username = z
   .string()
   .regex(/^[A-Za-z0-9_.-]{3,32}$/, "username must be 3-32 characters of letters, digits, _ . -")
@@ -31,15 +31,6 @@ export const DisplayName = z
 
 /** A role given by id or by name (case-insensitive). */
 export const RoleRef = z.string().min(1).max(100).openapi({ example: "Member" });
-
-export { IdParam } from "../ids.schemas.ts";
-
-/** `limit` (1–500, default 50) and `offset` (default 0) of list endpoints. */
-export const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  offset: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
-});
-export type Page = z.infer<typeof PageQuery>;
 
 export const RoleSummarySchema = z.object({ id: z.string(), name: z.string() }).openapi("RoleSummary");
 

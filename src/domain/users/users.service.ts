@@ -4,6 +4,7 @@ import { newId, nowIso } from "../../platform/ids.ts";
 import type { PasswordHasher } from "../../platform/passwords.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { assertStrongPassword } from "../auth/password-policy.ts";
+import { type Page, PageQuery } from "../page.schemas.ts";
 import { parseInput } from "../parse-input.ts";
 import type { RolesService } from "../roles/roles.service.ts";
 import { assertMayActOn } from "./delegation.ts";
@@ -11,8 +12,6 @@ import { permissionsOf, type UserRow, type UsersRepo } from "./users.repo.ts";
 import {
   type CreateUser,
   CreateUserInput,
-  type Page,
-  PageQuery,
   ResetPasswordInput,
   type UpdateUser,
   UpdateUserInput,

@@ -5,10 +5,9 @@ import {
   CreateApiKeyInput,
   CreatedApiKeySchema,
 } from "../../domain/apikeys/apikeys.schemas.ts";
-import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
-import { IdParam } from "../../domain/users/users.schemas.ts";
+import { IdParam } from "../../domain/ids.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { body, errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, SECURED, SuccessSchema } from "../router.ts";
 
 /** The three API-key routes under `base` (`/auth/api-keys` and its variant `/api-keys`). */
 function routesAt(base: "/auth/api-keys" | "/api-keys", guard: ReturnType<Guards["auth"]>) {

@@ -7,12 +7,11 @@ import {
   ProfileUpdateInput,
   RefreshInput,
   RegisterInput,
-  SuccessSchema,
   TokenPairSchema,
 } from "../../domain/auth/auth.schemas.ts";
 import { ProfileSchema } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { body, errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, SECURED, SuccessSchema } from "../router.ts";
 
 const success = { 200: { description: "Done", ...json(SuccessSchema) } };
 

@@ -14,12 +14,9 @@ import {
 } from "../../domain/files/files.schemas.ts";
 import { IdParam } from "../../domain/ids.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED, SuccessSchema } from "../router.ts";
 import { sendZip } from "../zip-response.ts";
 import { streamTokenAuth } from "./stream-token.ts";
-
-const Id = IdParam;
-const Success = z.object({ success: z.boolean() });
 
 const DirectoryNodeSchema: z.ZodType<DirectoryNodeDto> = z
   .object({
@@ -42,7 +39,7 @@ const zip = dirRoute({
     "The folder and everything below it the caller may read, under the folder's name. Bearer, API key, or `st` " +
     "(a stream token from POST /files/{id}/stream-token for the folder's id, for links). At most 100,000 entries.",
   request: {
-    params: Id,
+    params: IdParam,
     query: z.object({
       st: z.string().optional().openapi({ description: "Stream token for this folder" }),
       ids: z.string().max(40_000).optional().openapi({
@@ -85,7 +82,7 @@ const get = dirRoute({
   method: "get",
   path: "/directories/{id}",
   summary: "Get a directory with its child count",
-  request: { params: Id },
+  request: { params: IdParam },
   responses: {
     200: { description: "Directory", ...json(DirectorySchema) },
     ...errorResponses(401, 403, 404, 429),
@@ -96,7 +93,7 @@ const children = dirRoute({
   method: "get",
   path: "/directories/{id}/children",
   summary: "Live children (files and directories), directories first",
-  request: { params: Id, query: PageInput },
+  request: { params: IdParam, query: PageInput },
   responses: {
     200: { description: "Page", ...json(FileListSchema) },
     ...errorResponses(400, 401, 403, 404, 429),
@@ -107,7 +104,7 @@ const tree = dirRoute({
   method: "get",
   path: "/directories/{id}/tree",
   summary: "The subdirectory tree, `depth` levels (0 = unlimited)",
-  request: { params: Id, query: TreeInput },
+  request: { params: IdParam, query: TreeInput },
   responses: {
     200: { description: "Tree", ...json(DirectoryNodeSchema) },
     ...errorResponses(400, 401, 403, 404, 429),
@@ -118,7 +115,7 @@ const move = dirRoute({
   method: "post",
   path: "/directories/{id}/move",
   summary: "Move a directory under new_parent_id (null = top); not into its own subtree",
-  request: { params: Id, body: { required: true, ...json(MoveFileInput) } },
+  request: { params: IdParam, body: { required: true, ...json(MoveFileInput) } },
   responses: {
     200: { description: "Moved", ...json(DirectorySchema) },
     ...errorResponses(400, 401, 403, 404, 409, 429),
@@ -129,9 +126,9 @@ const remove = dirRoute({
   method: "delete",
   path: "/directories/{id}",
   summary: "Soft-delete a directory; non-empty needs recursive=true (else 400)",
-  request: { params: Id, query: RecursiveInput },
+  request: { params: IdParam, query: RecursiveInput },
   responses: {
-    200: { description: "Deleted", ...json(Success) },
+    200: { description: "Deleted", ...json(SuccessSchema) },
     ...errorResponses(400, 401, 403, 404, 429),
   },
 });

@@ -1,10 +1,10 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
 import {
   GrantsQuery,
   GrantsSchema,
   SetGrantsInput,
-  SubjectSchema,
+  SubjectListSchema,
 } from "../../domain/access/grants.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
 import { body, errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
@@ -58,7 +58,7 @@ const subjects = grantsRoute({
   path: "/grants/subjects",
   summary: "Whom a grant can name: everyone, the organization's users and groups",
   responses: {
-    200: { description: "Subjects", ...json(z.object({ subjects: z.array(SubjectSchema) })) },
+    200: { description: "Subjects", ...json(SubjectListSchema) },
     ...errorResponses(401, 429),
   },
 });

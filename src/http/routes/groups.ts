@@ -1,6 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
 import {
   AddMemberInput,
   CreateGroupInput,
@@ -10,10 +9,10 @@ import {
   GroupSchema,
   UpdateGroupInput,
 } from "../../domain/groups/groups.schemas.ts";
-import { pathId } from "../../domain/ids.schemas.ts";
-import { IdParam, PageQuery } from "../../domain/users/users.schemas.ts";
+import { IdParam, pathId } from "../../domain/ids.schemas.ts";
+import { PageQuery } from "../../domain/page.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { body, errorResponses, type Guards, json, newRouter, ok, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, ok, SECURED, SuccessSchema } from "../router.ts";
 
 const MemberParams = IdParam.extend({ userId: pathId("userId") });
 

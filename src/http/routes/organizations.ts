@@ -1,15 +1,14 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
+import { IdParam } from "../../domain/ids.schemas.ts";
 import {
   CreateOrganizationInput,
   OrganizationListSchema,
   OrganizationSchema,
   UpdateOrganizationInput,
 } from "../../domain/orgs/orgs.schemas.ts";
-import { IdParam } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { body, errorResponses, type Guards, json, newRouter, ok, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, ok, SECURED, SuccessSchema } from "../router.ts";
 
 /** Organization routes; who may do what is decided by the service (see createOrgsService). */
 function orgRoutes(guard: ReturnType<Guards["auth"]>) {

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
-import { pathId } from "../../domain/ids.schemas.ts";
+import { FileIdParam } from "../../domain/ids.schemas.ts";
 import {
   ContinueWatchingInput,
   ContinueWatchingSchema,
@@ -11,9 +10,7 @@ import {
 } from "../../domain/playback/playback.schemas.ts";
 import { THUMBNAIL_SIZES } from "../../domain/playback/thumbnails.service.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
-
-const IdParam = z.object({ id: pathId("id", "File id") });
+import { errorResponses, type Guards, json, newRouter, SECURED, SuccessSchema } from "../router.ts";
 
 const route = <T extends Parameters<typeof createRoute>[0]>(r: T) =>
   createRoute({ ...r, tags: ["Playback positions"], security: SECURED });
@@ -33,7 +30,7 @@ const get = (path: string) =>
     method: "get",
     path,
     summary: "The caller's saved position in a file (404 ERR_NOT_FOUND when none was saved)",
-    request: { params: IdParam },
+    request: { params: FileIdParam },
     responses: {
       200: { description: "The position", ...json(PlaybackPositionSchema) },
       ...errorResponses(401, 403, 404, 429),
@@ -44,7 +41,7 @@ const save = (path: string) =>
     method: "put",
     path,
     summary: "Save the caller's position in a file (the newest write wins)",
-    request: { params: IdParam, body: { ...json(SavePlaybackInput), required: true } },
+    request: { params: FileIdParam, body: { ...json(SavePlaybackInput), required: true } },
     responses: {
       200: { description: "The saved position", ...json(PlaybackPositionSchema) },
       ...errorResponses(400, 401, 403, 404, 429),
@@ -54,7 +51,7 @@ const remove = route({
   method: "delete",
   path: "/playback-positions/{id}",
   summary: "Forget the caller's position in a file",
-  request: { params: IdParam },
+  request: { params: FileIdParam },
   responses: {
     200: { description: "Forgotten", ...json(SuccessSchema) },
     ...errorResponses(401, 403, 404, 429),
@@ -69,7 +66,7 @@ const mediaInfo = createRoute({
   summary: "Duration, container, codecs and resolution of an audio/video file (ffprobe)",
   description:
     "400 for non-media files; 503 ERR_UNAVAILABLE when ffmpeg is not installed (see /health details.media).",
-  request: { params: IdParam },
+  request: { params: FileIdParam },
   responses: {
     200: { description: "What ffprobe found", ...json(MediaInfoSchema) },
     ...errorResponses(400, 401, 403, 404, 429, 503),
@@ -93,7 +90,7 @@ const thumbnail = createRoute({
   summary: "A WebP thumbnail of an image (never SVG) or a poster frame of a video, fitting in size×size",
   description:
     "Made on first request (at most two at once) and cached on disk; ETag and 304. 400 for other types; 503 when sharp or ffmpeg is missing.",
-  request: { params: IdParam, query: ThumbnailQuery },
+  request: { params: FileIdParam, query: ThumbnailQuery },
   responses: {
     200: {
       description: "image/webp",

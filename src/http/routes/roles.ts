@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
+import { IdParam } from "../../domain/ids.schemas.ts";
 import {
   CreateRoleInput,
   RoleAssignmentInput,
@@ -8,9 +8,8 @@ import {
   RoleSchema,
   UpdateRoleInput,
 } from "../../domain/roles/roles.schemas.ts";
-import { IdParam } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { body, errorResponses, type Guards, json, newRouter, ok, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, ok, SECURED, SuccessSchema } from "../router.ts";
 
 /** The role routes; reads need only authentication, changes `role:manage` (checked by the service). */
 function roleRoutes(guard: ReturnType<Guards["auth"]>) {

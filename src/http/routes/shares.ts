@@ -1,11 +1,11 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { AppContext } from "../../context.ts";
 import { hashSecret } from "../../domain/auth/tokens.ts";
 import type { FileRow } from "../../domain/files/files.repo.ts";
 import { IdParam } from "../../domain/ids.schemas.ts";
-import { CreatedShareSchema, CreateShareInput, ShareSchema } from "../../domain/shares/shares.schemas.ts";
+import { CreatedShareSchema, CreateShareInput, ShareListSchema } from "../../domain/shares/shares.schemas.ts";
 import type { OpenShare } from "../../domain/shares/shares.service.ts";
 import { AppError } from "../../errors.ts";
 import type { RateLimits } from "../../platform/rate-limiter.ts";
@@ -14,7 +14,7 @@ import { actorOf, type Env, type Router } from "../env.ts";
 import { sendContent } from "../file-response.ts";
 import { receiveUpload } from "../multipart-upload.ts";
 import { errorResponse } from "../on-error.ts";
-import { body, errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, SECURED, SuccessSchema } from "../router.ts";
 import { sendZip } from "../zip-response.ts";
 
 function shareRoute<const R extends Parameters<typeof createRoute>[0]>(r: R) {
@@ -41,7 +41,7 @@ const list = shareRoute({
   path: "/shares",
   summary: "Your share links (an organization admin: the organization's), with downloads and last access",
   responses: {
-    200: { description: "Shares", ...json(z.object({ shares: z.array(ShareSchema) })) },
+    200: { description: "Shares", ...json(ShareListSchema) },
     ...errorResponses(401, 429),
   },
 });
@@ -52,7 +52,7 @@ const remove = shareRoute({
   summary: "Revoke a share link (its owner, or an organization admin)",
   request: { params: IdParam },
   responses: {
-    200: { description: "Revoked", ...json(z.object({ success: z.boolean() })) },
+    200: { description: "Revoked", ...json(SuccessSchema) },
     ...errorResponses(400, 401, 404, 429),
   },
 });

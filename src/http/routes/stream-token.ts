@@ -6,7 +6,8 @@ import { actorOf, type Env, type Router } from "../env.ts";
 import { checkRateLimit } from "../middleware/rate-limit.ts";
 import { errorResponses, type Guards, newRouter, SECURED } from "../router.ts";
 
-const StreamTokenSchema = z
+/** Exported for the UI's types (web/src/lib/types.ts). */
+export const StreamTokenSchema = z
   .object({
     token: z.string().openapi({
       description:

@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppContext } from "../../context.ts";
-import { pathId } from "../../domain/ids.schemas.ts";
+import { FileIdParam } from "../../domain/ids.schemas.ts";
 import {
   PlaybackInfoSchema,
   PlaybackQuery,
@@ -14,8 +14,6 @@ import { AppError } from "../../errors.ts";
 import { actorOf, type Env, type Router } from "../env.ts";
 import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 import { streamTokenAuth } from "./stream-token.ts";
-
-const IdParam = z.object({ id: pathId("id", "File id") });
 
 const TOKEN_NOTE =
   "Accepts a bearer token, an API key, or `?st=` (a stream token of this file). Every URL it hands on carries a stream token.";
@@ -33,7 +31,7 @@ const info = route({
   summary:
     "How this audio/video file plays on the client: direct, remux or transcode, its tracks and subtitles",
   description: `${TOKEN_NOTE} Without ffmpeg on the server: mode direct, hls_url null, and a reason.`,
-  request: { params: IdParam, query: PlaybackQuery },
+  request: { params: FileIdParam, query: PlaybackQuery },
   responses: {
     200: { description: "The decision and the URLs to play it", ...json(PlaybackInfoSchema) },
     ...errorResponses(400, 401, 403, 404, 429, 503),
@@ -45,7 +43,7 @@ const master = route({
   path: "/files/{id}/hls/master.m3u8",
   summary: "HLS master playlist (H.264/AAC in MPEG-TS, or the video copied when the client plays it)",
   description: `${TOKEN_NOTE} \`audio\` picks the audio stream; \`codecs\` as in playback-info.`,
-  request: { params: IdParam, query: PlaybackQuery },
+  request: { params: FileIdParam, query: PlaybackQuery },
   responses: {
     ...text("application/vnd.apple.mpegurl", "Master playlist"),
     ...errorResponses(400, 401, 403, 404, 429, 503),
@@ -61,7 +59,7 @@ const variant = route({
   summary: "HLS media playlist: every segment of the whole file (VOD)",
   description:
     "The path carries the stream token (from the master playlist); segment URLs are relative to it.",
-  request: { params: IdParam.merge(TokenParam), query: PlaybackQuery.omit({ st: true }) },
+  request: { params: FileIdParam.merge(TokenParam), query: PlaybackQuery.omit({ st: true }) },
   responses: {
     ...text("application/vnd.apple.mpegurl", "Media playlist"),
     ...errorResponses(400, 401, 403, 404, 429, 503),
@@ -74,7 +72,10 @@ const segment = route({
   summary: "One HLS segment (MPEG-TS); a segment far from the running conversion restarts it there (seeking)",
   description:
     "The path carries the stream token. 503 when every conversion slot is busy (media.max_transcodes) or ffmpeg fails.",
-  request: { params: IdParam.merge(TokenParam).merge(SegmentParam), query: PlaybackQuery.omit({ st: true }) },
+  request: {
+    params: FileIdParam.merge(TokenParam).merge(SegmentParam),
+    query: PlaybackQuery.omit({ st: true }),
+  },
   responses: { ...text("video/mp2t", "Segment"), ...errorResponses(400, 401, 403, 404, 429, 503) },
 });
 
@@ -83,7 +84,10 @@ const subtitle = route({
   path: "/files/{id}/subtitles/{track}",
   summary: "A subtitle track as WebVTT: an embedded text stream or a sidecar file (index from playback-info)",
   description: TOKEN_NOTE,
-  request: { params: IdParam.merge(SubtitleParam), query: z.object({ st: z.string().max(4096).optional() }) },
+  request: {
+    params: FileIdParam.merge(SubtitleParam),
+    query: z.object({ st: z.string().max(4096).optional() }),
+  },
   responses: { ...text("text/vtt", "WebVTT"), ...errorResponses(400, 401, 403, 404, 413, 429, 503) },
 });
 

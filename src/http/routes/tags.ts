@@ -1,20 +1,18 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
 import { IdParam, pathId } from "../../domain/ids.schemas.ts";
 import {
   AttachTagsInput,
   CreateTagInput,
+  FileTagsSchema,
   TagListSchema,
   TagSchema,
   UpdateTagInput,
 } from "../../domain/tags/tags.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED, SuccessSchema } from "../router.ts";
 
-const TagIdParam = IdParam;
 const FileTagParams = z.object({ id: pathId("id", "File id"), tagId: pathId("tagId") });
-const FileTagsSchema = z.object({ tags: z.array(TagSchema) }).openapi("FileTags");
 
 const route = <T extends Parameters<typeof createRoute>[0]>(r: T) =>
   createRoute({ ...r, tags: ["Tags"], security: SECURED });
@@ -42,7 +40,7 @@ const get = route({
   method: "get",
   path: "/tags/{id}",
   summary: "Get a tag",
-  request: { params: TagIdParam },
+  request: { params: IdParam },
   responses: { 200: { description: "The tag", ...json(TagSchema) }, ...errorResponses(401, 403, 404, 429) },
 });
 const update = (method: "put" | "patch") =>
@@ -50,7 +48,7 @@ const update = (method: "put" | "patch") =>
     method,
     path: "/tags/{id}",
     summary: "Rename or recolor a tag",
-    request: { params: TagIdParam, body: { ...json(UpdateTagInput), required: true } },
+    request: { params: IdParam, body: { ...json(UpdateTagInput), required: true } },
     responses: {
       200: { description: "The updated tag", ...json(TagSchema) },
       ...errorResponses(400, 401, 403, 404, 409, 429),
@@ -60,7 +58,7 @@ const remove = route({
   method: "delete",
   path: "/tags/{id}",
   summary: "Delete a tag (detaches it from every file)",
-  request: { params: TagIdParam },
+  request: { params: IdParam },
   responses: {
     200: { description: "Deleted", ...json(SuccessSchema) },
     ...errorResponses(401, 403, 404, 429),
@@ -70,7 +68,7 @@ const fileTags = route({
   method: "get",
   path: "/files/{id}/tags",
   summary: "Tags of a file",
-  request: { params: TagIdParam },
+  request: { params: IdParam },
   responses: {
     200: { description: "The file's tags", ...json(FileTagsSchema) },
     ...errorResponses(401, 403, 404, 429),
@@ -80,7 +78,7 @@ const attach = route({
   method: "post",
   path: "/files/{id}/tags",
   summary: "Attach tags to a file ({tag_id} or {tag_ids}); attaching twice is harmless",
-  request: { params: TagIdParam, body: { ...json(AttachTagsInput), required: true } },
+  request: { params: IdParam, body: { ...json(AttachTagsInput), required: true } },
   responses: {
     200: { description: "The file's tags after the change", ...json(FileTagsSchema) },
     ...errorResponses(400, 401, 403, 404, 429),

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
 import { FileListSchema, FileSchema, PageInput } from "../../domain/files/files.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED, SuccessSchema } from "../router.ts";
 
 const Id = z.object({
   id: z
@@ -46,7 +46,7 @@ const purge = trashRoute({
   summary: "Delete an item in the trash for good (owner with write, or manage); unused content is reclaimed",
   request: { params: Id },
   responses: {
-    200: { description: "Purged", ...json(z.object({ success: z.boolean() })) },
+    200: { description: "Purged", ...json(SuccessSchema) },
     ...errorResponses(401, 403, 404, 429),
   },
 });

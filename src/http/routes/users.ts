@@ -1,17 +1,16 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
+import { IdParam } from "../../domain/ids.schemas.ts";
+import { PageQuery } from "../../domain/page.schemas.ts";
 import {
   CreateUserInput,
-  IdParam,
-  PageQuery,
   ResetPasswordInput,
   UpdateUserInput,
   UserDetailSchema,
   UserListSchema,
 } from "../../domain/users/users.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { body, errorResponses, type Guards, json, newRouter, ok, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, ok, SECURED, SuccessSchema } from "../router.ts";
 
 const DEACTIVATE =
   "Deactivated users cannot sign in; their access tokens, refresh tokens and API keys stop working at once.";

@@ -1,6 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import { SuccessSchema } from "../../domain/auth/auth.schemas.ts";
 import { FileListSchema } from "../../domain/files/files.schemas.ts";
 import { IdParam } from "../../domain/ids.schemas.ts";
 import {
@@ -11,9 +10,10 @@ import {
   WatchedFolderSchema,
 } from "../../domain/watched/watched.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
-import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { errorResponses, type Guards, json, newRouter, SECURED, SuccessSchema } from "../router.ts";
 
-const FolderList = z.object({ folders: z.array(WatchedFolderSchema) }).openapi("WatchedFolderList");
+/** GET /watched-folders (exported for the UI's types, web/src/lib/types.ts). */
+export const FolderList = z.object({ folders: z.array(WatchedFolderSchema) }).openapi("WatchedFolderList");
 
 const route = <T extends Parameters<typeof createRoute>[0]>(r: T) =>
   createRoute({ ...r, tags: ["Watched folders"], security: SECURED });
@@ -116,9 +116,7 @@ export function watchedFoldersRoutes(ctx: AppContext, guards: Guards): Router {
     return c.json(watched.scan(actorOf(c), c.req.valid("param").id, input), 202);
   });
   r.openapi(files, (c) => {
-    // FileDto.type is a string column; the rows only ever hold the schema's values.
-    const page = watched.listFiles(actorOf(c), c.req.valid("param").id, c.req.valid("query"));
-    return c.json(page as z.infer<typeof FileListSchema>, 200);
+    return c.json(watched.listFiles(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200);
   });
   return r;
 }

@@ -4,7 +4,7 @@ import { confirmAction } from "../components/Modal.tsx";
 import { api, claims } from "../lib/api.ts";
 import { formatDate, messageOf } from "../lib/format.ts";
 import { toast } from "../lib/toast.ts";
-import type { ApiKey } from "../lib/types.ts";
+import type { ApiKey, ApiKeyList } from "../lib/types.ts";
 import { PermissionChecks } from "./PermissionChecks.tsx";
 
 const CHOICES = ["file:read", "file:write", "file:delete", "org:read"];
@@ -141,8 +141,8 @@ export function ApiKeys() {
   const [fresh, setFresh] = useState<ApiKey>();
   const [version, setVersion] = useState(0);
   useEffect(() => {
-    api<{ keys: ApiKey[] }>("GET", "/auth/api-keys")
-      .then((r) => setKeys(r.keys ?? []))
+    api<ApiKeyList>("GET", "/auth/api-keys")
+      .then((r) => setKeys(r.keys))
       .catch((e) => setError(messageOf(e)));
   }, [version]);
   const revoke = async (k: ApiKey) => {

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api.ts";
+import type { PathSuggestions } from "../lib/types.ts";
 
 /**
  * A host path field that suggests directories as the admin types
@@ -18,7 +19,7 @@ export function PathInput({ value, onChange }: { value: string; onChange(v: stri
     }
     const ac = new AbortController();
     const timer = setTimeout(() => {
-      api<{ suggestions: string[] }>("GET", "/filesystem/path-suggestions", {
+      api<PathSuggestions>("GET", "/filesystem/path-suggestions", {
         query: { prefix: value, limit: 10 },
         signal: ac.signal,
       })

@@ -2,16 +2,11 @@ import { useEffect, useState } from "preact/hooks";
 import { api, claims } from "../lib/api.ts";
 import { formatDate, messageOf } from "../lib/format.ts";
 import { toast } from "../lib/toast.ts";
-import type { Role, User } from "../lib/types.ts";
+import type { Role, RoleList, User, UserList } from "../lib/types.ts";
 import { Roles } from "./Roles.tsx";
 
-function list<T>(r: unknown, key: string): T[] {
-  return Array.isArray(r) ? (r as T[]) : (((r as Record<string, unknown>)[key] ?? []) as T[]);
-}
-
 function roleNames(u: User): string {
-  if (u.roles?.length) return u.roles.map((r) => (typeof r === "string" ? r : r.name)).join(", ");
-  return u.role ?? "";
+  return u.roles.map((r) => r.name).join(", ");
 }
 
 /** Users of the organization: add one with a role, deactivate or reactivate; roles below. */
@@ -23,11 +18,11 @@ export function Users() {
   const [form, setForm] = useState({ username: "", email: "", password: "", role: "Member" });
   const reload = () => setVersion((v) => v + 1);
   useEffect(() => {
-    api<unknown>("GET", "/users", { query: { limit: 500 } })
-      .then((r) => setUsers(list<User>(r, "users")))
+    api<UserList>("GET", "/users", { query: { limit: 500 } })
+      .then((r) => setUsers(r.users))
       .catch((e) => setError(messageOf(e)));
-    api<unknown>("GET", "/roles")
-      .then((r) => setRoles(list<Role>(r, "roles")))
+    api<RoleList>("GET", "/roles")
+      .then((r) => setRoles(r.roles))
       .catch(() => {});
   }, [version]);
   const create = async (e: Event) => {

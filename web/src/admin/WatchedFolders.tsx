@@ -4,7 +4,7 @@ import { api } from "../lib/api.ts";
 import { formatDate, messageOf } from "../lib/format.ts";
 import { folderUrl, linkClick } from "../lib/router.ts";
 import { toast } from "../lib/toast.ts";
-import type { WatchedFolder } from "../lib/types.ts";
+import type { WatchedFolder, WatchedFolderList } from "../lib/types.ts";
 import { PathInput } from "./PathInput.tsx";
 
 /** A status word for the badge: watching, polling, offline, scanning or error. */
@@ -129,9 +129,9 @@ export function WatchedFolders() {
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const load = () =>
-      api<{ folders?: WatchedFolder[] }>("GET", "/watched-folders")
+      api<WatchedFolderList>("GET", "/watched-folders")
         .then((r) => {
-          const items = r.folders ?? [];
+          const items = r.folders;
           setList(items);
           setError(undefined);
           // Poll while a scan runs so the figures move.

@@ -1,13 +1,12 @@
 import { useEffect, useState } from "preact/hooks";
-import { getFile } from "../lib/files.ts";
 import { formatDuration, kindOf } from "../lib/format.ts";
 import { continueWatching } from "../lib/playback.ts";
 import { folderUrl, linkClick } from "../lib/router.ts";
-import type { FileRec, PlaybackPosition } from "../lib/types.ts";
+import type { ContinueWatching as Shelf } from "../lib/types.ts";
 import { folderOf } from "./FileView.tsx";
 import { Icon } from "./Icon.tsx";
 
-type Item = PlaybackPosition & { file: FileRec };
+type Item = Shelf["items"][number];
 
 /** The "Continue watching" shelf: media started and not finished, newest first; hidden when empty. */
 export function ContinueWatching() {
@@ -15,15 +14,7 @@ export function ContinueWatching() {
   useEffect(() => {
     let alive = true;
     continueWatching()
-      .then((list) =>
-        Promise.all(
-          list.map(async (p) => {
-            const file = p.file ?? (await getFile(p.file_id).catch(() => undefined));
-            return file ? { ...p, file } : undefined;
-          }),
-        ),
-      )
-      .then((list) => alive && setItems(list.filter((x): x is Item => !!x)))
+      .then((list) => alive && setItems(list))
       .catch(() => alive && setItems([]));
     return () => {
       alive = false;

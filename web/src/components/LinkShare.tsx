@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api } from "../lib/api.ts";
 import { messageOf } from "../lib/format.ts";
 import { toast } from "../lib/toast.ts";
-import type { CreatedShare, FileRec, Share } from "../lib/types.ts";
+import type { CreatedShare, FileRec, Share, ShareList } from "../lib/types.ts";
 import { Icon } from "./Icon.tsx";
 import { Modal } from "./Modal.tsx";
 
@@ -26,7 +26,7 @@ export function LinkShare(p: { item: FileRec; onClose(): void }) {
   const [links, setLinks] = useState<Share[]>([]);
   const [busy, setBusy] = useState(false);
   const reload = () =>
-    api<{ shares: Share[] }>("GET", "/shares").then(
+    api<ShareList>("GET", "/shares").then(
       (r) => setLinks(r.shares.filter((x) => x.file_id === p.item.id)),
       () => setLinks([]),
     );

@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, streamUrl } from "../lib/api.ts";
 import { getFile } from "../lib/files.ts";
 import { formatDate, formatSize, kindOf, messageOf } from "../lib/format.ts";
-import type { FileRec } from "../lib/types.ts";
+import type { FileContent, FileRec } from "../lib/types.ts";
 import { download } from "./FileActions.tsx";
 import { Icon } from "./Icon.tsx";
 import { MediaPlayer } from "./MediaPlayer.tsx";
@@ -144,7 +144,7 @@ function TextView({ f }: { f: FileRec }) {
     if (tooBig) return;
     setText(undefined);
     setError(undefined);
-    api<{ content: string; mime_type: string }>("GET", `/files/${encodeURIComponent(f.id)}/content`)
+    api<FileContent>("GET", `/files/${encodeURIComponent(f.id)}/content`)
       .then((r) => setText(pretty(r.content, r.mime_type || f.mime_type)))
       .catch((e) => setError(e instanceof ApiError && e.status === 413 ? "big" : messageOf(e)));
   }, [f.id, f.updated_at, tooBig]);

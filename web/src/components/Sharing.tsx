@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { api, homeId } from "../lib/api.ts";
 import { messageOf } from "../lib/format.ts";
 import { toast } from "../lib/toast.ts";
-import type { GrantSubject, Grants } from "../lib/types.ts";
+import type { GrantSubject, Grants, SubjectList } from "../lib/types.ts";
 import { Icon } from "./Icon.tsx";
 import { Modal } from "./Modal.tsx";
 
@@ -41,7 +41,7 @@ export function Sharing(p: { dirId: string | undefined; name: string; onClose():
   };
   useEffect(() => {
     api<Grants>("GET", "/grants", { query }).then(show, (e) => toast(messageOf(e), "error"));
-    api<{ subjects: GrantSubject[] }>("GET", "/grants/subjects").then(
+    api<SubjectList>("GET", "/grants/subjects").then(
       (r) => setSubjects(r.subjects),
       () => setSubjects([]),
     );

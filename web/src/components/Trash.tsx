@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, api } from "../lib/api.ts";
 import { formatDate, formatSize, kindOf, messageOf } from "../lib/format.ts";
 import { toast } from "../lib/toast.ts";
-import type { FileRec } from "../lib/types.ts";
+import type { FileList, FileRec } from "../lib/types.ts";
 import { Icon } from "./Icon.tsx";
 import { confirmAction } from "./Modal.tsx";
 
@@ -12,8 +12,8 @@ export function Trash() {
   const [error, setError] = useState<string>();
   const [version, setVersion] = useState(0);
   useEffect(() => {
-    api<{ files?: FileRec[]; items?: FileRec[] }>("GET", "/trash", { query: { limit: 500 } })
-      .then((r) => setItems(r.files ?? r.items ?? []))
+    api<FileList>("GET", "/trash", { query: { limit: 500 } })
+      .then((r) => setItems(r.files))
       .catch((e) => setError(messageOf(e)));
   }, [version]);
   const restore = async (f: FileRec) => {

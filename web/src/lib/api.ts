@@ -1,4 +1,4 @@
-import type { Profile, TokenPair, User } from "./types.ts";
+import type { Profile, StreamToken, TokenPair, User } from "./types.ts";
 
 /** An error answered by the API: `{error: {code, message, details}}`, or a network failure (status 0). */
 export class ApiError extends Error {
@@ -217,18 +217,17 @@ export async function api<T>(method: string, path: string, o: RequestOptions = {
   return (text ? JSON.parse(text) : undefined) as T;
 }
 
-/** A short-lived URL that media elements and download links can use without headers. */
 /**
  * A link that downloads a folder as one zip, or only `ids` of its items (a
  * stream token for the folder: no headers needed).
  */
 export async function zipUrl(dirId: string, ids?: readonly string[]): Promise<string> {
-  const { token } = await api<{ token: string }>("POST", `/files/${encodeURIComponent(dirId)}/stream-token`);
+  const { token } = await api<StreamToken>("POST", `/files/${encodeURIComponent(dirId)}/stream-token`);
   const only = ids ? `&ids=${ids.map(encodeURIComponent).join(",")}` : "";
   return `${API}/directories/${encodeURIComponent(dirId)}/zip?st=${encodeURIComponent(token)}${only}`;
 }
 
 export async function streamUrl(fileId: string, kind: "stream" | "download"): Promise<string> {
-  const { token } = await api<{ token: string }>("POST", `/files/${encodeURIComponent(fileId)}/stream-token`);
+  const { token } = await api<StreamToken>("POST", `/files/${encodeURIComponent(fileId)}/stream-token`);
   return `${API}/files/${encodeURIComponent(fileId)}/${kind}?st=${encodeURIComponent(token)}`;
 }

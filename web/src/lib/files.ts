@@ -1,5 +1,5 @@
 import { api, raw } from "./api.ts";
-import type { FileList, FileRec } from "./types.ts";
+import type { Directory, FileList, FileRec } from "./types.ts";
 
 /** One page of a folder's children (undefined = the top of the tree). */
 export function listChildren(
@@ -96,7 +96,7 @@ export async function trash(f: FileRec): Promise<void> {
 }
 
 export function createFolder(name: string, parentId: string | undefined) {
-  return api<{ file?: FileRec }>("POST", "/directories", {
+  return api<Directory>("POST", "/directories", {
     body: { name, ...(parentId ? { parent_id: parentId } : {}) },
   });
 }

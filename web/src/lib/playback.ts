@@ -1,5 +1,5 @@
 import { ApiError, api } from "./api.ts";
-import type { FileRec, PlaybackInfo, PlaybackPosition } from "./types.ts";
+import type { ContinueWatching, PlaybackInfo, PlaybackPosition } from "./types.ts";
 
 const path = (fileId: string) => `/playback-positions/${encodeURIComponent(fileId)}`;
 
@@ -37,10 +37,8 @@ export function savePosition(
 }
 
 /** The "continue watching" list: started, not finished, newest first. */
-export async function continueWatching(): Promise<(PlaybackPosition & { file?: FileRec })[]> {
-  const r = await api<Record<string, unknown>>("GET", "/playback-positions", { query: { limit: 12 } });
-  const list = (r.positions ?? r.items ?? r.results ?? []) as (PlaybackPosition & { file?: FileRec })[];
-  return list;
+export async function continueWatching(): Promise<ContinueWatching["items"]> {
+  return (await api<ContinueWatching>("GET", "/playback-positions", { query: { limit: 12 } })).items;
 }
 
 /** Codecs this browser decodes beyond the server's browser-safe default (MSE or the media element). */

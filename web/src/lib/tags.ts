@@ -1,12 +1,11 @@
 import { api } from "./api.ts";
-import type { FileRec, Tag } from "./types.ts";
+import type { FileRec, FileTags, Tag, TagList } from "./types.ts";
 
 /** Colours offered to new tags, picked in turn (all readable as chips in light and dark). */
 const PALETTE = ["#2563eb", "#16a34a", "#d97706", "#dc2626", "#7c3aed", "#0891b2", "#db2777", "#65a30d"];
 
 export async function listTags(): Promise<Tag[]> {
-  const r = await api<{ tags?: Tag[] } | Tag[]>("GET", "/tags");
-  return Array.isArray(r) ? r : (r.tags ?? []);
+  return (await api<TagList>("GET", "/tags")).tags;
 }
 
 export function createTag(name: string, existing: number): Promise<Tag> {
@@ -15,10 +14,10 @@ export function createTag(name: string, existing: number): Promise<Tag> {
 
 /** Attaches a tag and returns the file's tags as the server now has them. */
 export async function attachTag(f: FileRec, tag: Tag): Promise<Tag[]> {
-  const r = await api<{ tags?: Tag[] } | FileRec>("POST", `/files/${encodeURIComponent(f.id)}/tags`, {
+  const r = await api<FileTags>("POST", `/files/${encodeURIComponent(f.id)}/tags`, {
     body: { tag_ids: [tag.id] },
   });
-  return r?.tags ?? [...(f.tags ?? []), tag];
+  return r.tags;
 }
 
 export async function detachTag(f: FileRec, tag: Tag): Promise<Tag[]> {

@@ -5,20 +5,46 @@
  * drops is a compile error here instead of a silent `undefined` in the UI.
  */
 import type { z } from "@hono/zod-openapi";
-import type { GrantsSchema, SubjectSchema } from "../../../src/domain/access/grants.schemas.ts";
-import type { ApiKeySchema, CreatedApiKeySchema } from "../../../src/domain/apikeys/apikeys.schemas.ts";
+import type {
+  GrantsSchema,
+  SubjectListSchema,
+  SubjectSchema,
+} from "../../../src/domain/access/grants.schemas.ts";
+import type {
+  ApiKeyListSchema,
+  ApiKeySchema,
+  CreatedApiKeySchema,
+} from "../../../src/domain/apikeys/apikeys.schemas.ts";
 import type { TokenPairSchema } from "../../../src/domain/auth/auth.schemas.ts";
-import type { FileListSchema, FileSchema, TagSchema } from "../../../src/domain/files/files.schemas.ts";
+import type {
+  DirectorySchema,
+  FileContentSchema,
+  FileListSchema,
+  FileSchema,
+  TagSchema,
+} from "../../../src/domain/files/files.schemas.ts";
 import type {
   ContinueWatchingSchema,
   PlaybackInfoSchema,
   PlaybackPositionSchema,
 } from "../../../src/domain/playback/playback.schemas.ts";
-import type { RoleSchema } from "../../../src/domain/roles/roles.schemas.ts";
+import type { RoleListSchema, RoleSchema } from "../../../src/domain/roles/roles.schemas.ts";
 import type { SearchResultSchema } from "../../../src/domain/search/search.schemas.ts";
-import type { CreatedShareSchema, ShareSchema } from "../../../src/domain/shares/shares.schemas.ts";
-import type { ProfileSchema, UserDetailSchema } from "../../../src/domain/users/users.schemas.ts";
+import type {
+  CreatedShareSchema,
+  ShareListSchema,
+  ShareSchema,
+} from "../../../src/domain/shares/shares.schemas.ts";
+import type { PathSuggestionsSchema } from "../../../src/domain/suggestions/suggestions.schemas.ts";
+import type { FileTagsSchema, TagListSchema } from "../../../src/domain/tags/tags.schemas.ts";
+import type {
+  ProfileSchema,
+  UserDetailSchema,
+  UserListSchema,
+} from "../../../src/domain/users/users.schemas.ts";
 import type { WatchedFolderSchema } from "../../../src/domain/watched/watched.schemas.ts";
+import type { StreamTokenSchema } from "../../../src/http/routes/stream-token.ts";
+import type { FolderList } from "../../../src/http/routes/watched-folders.ts";
 
 export type Tag = z.output<typeof TagSchema>;
 export type FileRec = z.output<typeof FileSchema>;
@@ -36,7 +62,18 @@ export type TokenPair = z.output<typeof TokenPairSchema>;
 export type Role = z.output<typeof RoleSchema>;
 export type ApiKey = z.output<typeof ApiKeySchema> &
   Partial<Pick<z.output<typeof CreatedApiKeySchema>, "key">>;
-export type PlaybackPosition = z.output<typeof PlaybackPositionSchema> & {
-  file?: z.output<typeof ContinueWatchingSchema>["items"][number]["file"];
-};
+export type PlaybackPosition = z.output<typeof PlaybackPositionSchema>;
+export type ContinueWatching = z.output<typeof ContinueWatchingSchema>;
 export type WatchedFolder = z.output<typeof WatchedFolderSchema>;
+export type WatchedFolderList = z.output<typeof FolderList>;
+export type Directory = z.output<typeof DirectorySchema>;
+export type FileContent = z.output<typeof FileContentSchema>;
+export type TagList = z.output<typeof TagListSchema>;
+export type FileTags = z.output<typeof FileTagsSchema>;
+export type UserList = z.output<typeof UserListSchema>;
+export type RoleList = z.output<typeof RoleListSchema>;
+export type ShareList = z.output<typeof ShareListSchema>;
+export type SubjectList = z.output<typeof SubjectListSchema>;
+export type ApiKeyList = z.output<typeof ApiKeyListSchema>;
+export type PathSuggestions = z.output<typeof PathSuggestionsSchema>;
+export type StreamToken = z.output<typeof StreamTokenSchema>;

@@ -2,7 +2,7 @@ import * as tus from "tus-js-client";
 import { API, ApiError, api, freshToken, refresh } from "./api.ts";
 import { listChildren } from "./files.ts";
 import { numberedName } from "./format.ts";
-import type { FileRec } from "./types.ts";
+import type { Directory, FileRec } from "./types.ts";
 
 export type UploadStatus = "queued" | "uploading" | "done" | "error" | "conflict" | "canceled" | "skipped";
 
@@ -274,12 +274,12 @@ function ensureDirs(parentId: string | undefined, dirs: string[]): Promise<strin
 
 async function makeDir(parentId: string | undefined, name: string): Promise<string> {
   try {
-    const d = await api<{ file?: FileRec; id?: string }>("POST", "/directories", {
+    const d = await api<Directory>("POST", "/directories", {
       body: { name, parent_id: parentId },
     });
     // The new folder shows up in the folder on screen at once, before its files finish.
     for (const s of doneSubs) s(parentId);
-    return (d.file?.id ?? d.id)!;
+    return d.file.id;
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 409) throw err;
     const existing = await findChild(parentId, name);
