@@ -1,3 +1,5 @@
+import { createLimit } from "./pool.ts";
+
 /**
  * Runs keyed jobs with bounded concurrency: at most `concurrency` run at
  * once, more wait their turn in order, and a job asked for again while it
@@ -21,20 +23,8 @@ export function createJobQueue(opts: {
 }): JobQueue {
   const inFlight = new Map<string, Promise<unknown>>();
   const failures = new Map<string, { err: unknown; until: number }>();
-  const waiting: (() => void)[] = [];
   const maxFailures = opts.maxFailures ?? 1000;
-  let running = 0;
-
-  async function slot<T>(job: () => Promise<T>): Promise<T> {
-    if (running >= opts.concurrency) await new Promise<void>((r) => waiting.push(r));
-    running++;
-    try {
-      return await job();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  }
+  const slot = createLimit(opts.concurrency);
 
   function remember(key: string, err: unknown): void {
     if (!opts.failureTtlMs) return;

@@ -1,8 +1,25 @@
 /**
- * Bounded concurrency, one helper for every pool of in-process work (the
- * watched-folder walk, hashing, link resolution); outside processes
- * (ffprobe, thumbnails) go through job-queue.ts, which also deduplicates.
+ * Bounded concurrency, one module for every pool: workers pulling from
+ * shared state (the watched-folder walk, hashing, link resolution), and a
+ * limit on jobs started one by one (job-queue.ts for outside processes, the
+ * browser UI's thumbnail fetches). No imports, so the UI bundles it too.
  */
+
+/** Runs each job given to the returned function with at most `concurrency` at once; the rest wait in order. */
+export function createLimit(concurrency: number): <T>(job: () => Promise<T>) => Promise<T> {
+  const waiting: (() => void)[] = [];
+  let running = 0;
+  return async (job) => {
+    if (running >= concurrency) await new Promise<void>((r) => waiting.push(r));
+    running++;
+    try {
+      return await job();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
 
 /** Runs `count` copies of `worker` at once (they pull from shared state) and resolves when all have returned. */
 export async function runWorkers(count: number, worker: () => Promise<void>): Promise<void> {

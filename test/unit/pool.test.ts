@@ -1,7 +1,37 @@
 import { describe, expect, it } from "vitest";
-import { mapLimit, runWorkers } from "../../src/platform/pool.ts";
+import { createLimit, mapLimit, runWorkers } from "../../src/platform/pool.ts";
 
 describe("pool", () => {
+  it("limits jobs to `concurrency` at once, starting waiters in order, a failure freeing its slot", async () => {
+    const limit = createLimit(2);
+    let inFlight = 0;
+    let most = 0;
+    const started: number[] = [];
+    const job = (n: number) => async () => {
+      started.push(n);
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((r) => setTimeout(r, 5));
+      inFlight--;
+      if (n === 1) throw new Error("one");
+      return n;
+    };
+    const results = await Promise.allSettled([1, 2, 3, 4, 5].map((n) => limit(job(n))));
+    expect(results.map((r) => (r.status === "fulfilled" ? r.value : "failed"))).toEqual([
+      "failed",
+      2,
+      3,
+      4,
+      5,
+    ]);
+    expect(started).toEqual([1, 2, 3, 4, 5]);
+    expect(most).toBe(2);
+    // A single slot taken by a failing job is given back: the next job still runs.
+    const one = createLimit(1);
+    await expect(one(() => Promise.reject(new Error("x")))).rejects.toThrow("x");
+    await expect(one(async () => "next")).resolves.toBe("next");
+  });
+
   it("maps in order with at most `limit` calls in flight", async () => {
     let inFlight = 0;
     let most = 0;

@@ -1,25 +1,14 @@
 import { useEffect, useState } from "preact/hooks";
+import { createLimit } from "../../../src/platform/pool.ts";
 import { thumbnailUrl } from "../lib/files.ts";
 import type { Kind } from "../lib/format.ts";
 import type { FileRec } from "../lib/types.ts";
 import { Icon } from "./Icon.tsx";
 
-const MAX_PARALLEL = 4;
-let running = 0;
-const waiting: (() => void)[] = [];
+/** At most 4 thumbnail fetches at once. */
+const limited = createLimit(4);
 /** Files the server has no thumbnail for: not asked again this session. */
 const missing = new Set<string>();
-
-async function limited<T>(job: () => Promise<T>): Promise<T> {
-  if (running >= MAX_PARALLEL) await new Promise<void>((r) => waiting.push(r));
-  running++;
-  try {
-    return await job();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
 
 /**
  * The picture of a grid tile: the server's thumbnail for images and videos
