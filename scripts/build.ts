@@ -28,7 +28,13 @@ import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
-import { type NativeAddonSpec, nativeAddons, resolveAddon, targetArch } from "./native-addons.ts";
+import {
+  type NativeAddonSpec,
+  nativeAddons,
+  resolveAddon,
+  TARGET_ARCHES,
+  targetArch,
+} from "./native-addons.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = join(ROOT, "build");
@@ -230,6 +236,10 @@ function makeExecutable(bundleFile: string, assets: Record<string, string>, exe:
 async function main(): Promise<void> {
   const started = performance.now();
   if (!existsSync(NODE_BINARY)) throw new Error(`missing ${NODE_BINARY}: run npm ci`);
+  log(
+    `target: linux-${ARCH} (glibc) only, the CPU of this machine: the executable embeds this Node and ` +
+      `these native addons. For ${TARGET_ARCHES.filter((a) => a !== ARCH).join(", ")}, build on such a machine`,
+  );
   mkdirSync(OUT, { recursive: true });
   const bundleFile = join(OUT, "attic.cjs");
   const addons = await bundle(bundleFile);
@@ -238,7 +248,7 @@ async function main(): Promise<void> {
   makeExecutable(bundleFile, seaAssets(addons), exe);
   const mib = (statSync(exe).size / 1024 / 1024).toFixed(1);
   log(
-    `wrote ${relative(ROOT, exe)} for linux-${ARCH} (${mib} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    `wrote ${relative(ROOT, exe)}: runs on linux-${ARCH} with glibc only (${mib} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
 }
 

@@ -64,8 +64,11 @@ function makeParser(c: Ctx): busboy.Busboy {
   }
 }
 
-/** Feeds the request through busboy; the first `file` part streams into FilesService.upload. */
-/** `into` fixes the destination whatever the form says (a share link's drop folder). */
+/**
+ * Feeds the request through busboy; the first `file` part streams into
+ * FilesService.upload. `into` fixes the destination whatever the form says
+ * (a share link's drop folder).
+ */
 function parse(ctx: AppContext, c: Ctx, bb: busboy.Busboy, into?: { parentId: string }): Promise<FileDto> {
   const req = c.env.incoming;
   const fields: Fields = {};

@@ -9,7 +9,7 @@ describe("auth: register, login, refresh, logout, password, profile", () => {
   });
   afterAll(() => s.close());
 
-  it("registers with CONTRACT's shape and a personal organization named after the user", async () => {
+  it("registers with docs/api.md's TokenPair shape and a personal organization named after the user", async () => {
     const r = await s.api("POST", "/api/v1/auth/register", {
       body: { username: "alice", email: "alice@example.com", password: GOOD_PASSWORD },
     });

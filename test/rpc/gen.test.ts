@@ -39,7 +39,7 @@ describe("generated RPC artifacts", () => {
     }
   });
 
-  it("one OpenAPI 2.0 document per service of interface.md and the grants and shares services, plus common types", () => {
+  it("one OpenAPI 2.0 document per RPC service of docs/api.md, plus common types", () => {
     const names = readdirSync(join(root, "docs/rpc")).map((n) => n.replace(".swagger.json", ""));
     expect(names.sort()).toEqual(
       [

@@ -23,7 +23,7 @@ function failure(opts: Parameters<typeof loadConfig>[0]): string {
 }
 
 describe("loadConfig", () => {
-  it("uses the CONTRACT's defaults", () => {
+  it("uses the defaults of config.example.toml", () => {
     const cfg = loadConfig({ env: {} });
     expect(cfg.server).toMatchObject({ host: "0.0.0.0", port: 8080, trust_proxy: false, cors_origins: [] });
     expect(cfg.storage).toMatchObject({ data_dir: "./data", max_upload_bytes: 0 });

@@ -4,8 +4,8 @@ import { AppError, ERRORS, type ErrorCode, errorBody, fromSystemError } from "..
 import { toAppError } from "../../src/http/on-error.ts";
 import { createLogger } from "../../src/log.ts";
 
-/** CONTRACT's list: wire code → HTTP status. */
-const CONTRACT: Record<string, number> = {
+/** The stable codes of docs/api.md (accounts and tokens): wire code → HTTP status. */
+const STABLE: Record<string, number> = {
   ERR_VALIDATION: 400,
   ERR_WEAK_PASSWORD: 400,
   ERR_UNAUTHENTICATED: 401,
@@ -47,9 +47,9 @@ const silent = createLogger("silent");
 describe("error table", () => {
   const rows = Object.entries(ERRORS) as [ErrorCode, (typeof ERRORS)[ErrorCode]][];
 
-  it("has every wire code of CONTRACT with its status", () => {
+  it("has every stable wire code of docs/api.md with its status", () => {
     const byWire = new Map(rows.map(([, r]) => [r.wire as string, r.http as number]));
-    for (const [wire, status] of Object.entries(CONTRACT)) expect(byWire.get(wire), wire).toBe(status);
+    for (const [wire, status] of Object.entries(STABLE)) expect(byWire.get(wire), wire).toBe(status);
   });
 
   it("maps every code to a 4xx/5xx status, a matching Connect code and a unique wire code", () => {

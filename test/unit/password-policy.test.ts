@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ActiveUsers } from "../../src/domain/auth/active-users.ts";
 import { assertStrongPassword, weakPasswordReason } from "../../src/domain/auth/password-policy.ts";
 
-describe("password policy (CONTRACT)", () => {
-  it("rejects CONTRACT's examples and common patterns", () => {
+describe("password policy (docs/api.md)", () => {
+  it("rejects docs/api.md's examples and common patterns", () => {
     for (const p of [
       "password123",
       "12345678901",

@@ -29,7 +29,7 @@ describe("tokens", () => {
     signer = createTokenSigner({ privateKey, publicKey, generated: false }, { access: 900, refresh: 3600 });
   });
 
-  it("signs access tokens with interface.md's claims plus typ and a millisecond issue time", async () => {
+  it("signs access tokens with docs/api.md's claims plus typ and a millisecond issue time", async () => {
     const before = Date.now();
     const { token, exp } = await signer.signAccess(claims);
     const v = await signer.verify(token, "access");
