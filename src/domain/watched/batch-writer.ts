@@ -46,7 +46,7 @@ export class BatchWriter {
     for (let i = 0; i < ops.length; ) {
       const t0 = performance.now();
       const budget = this.busy() ? BUSY_BUDGET_MS : BATCH_BUDGET_MS;
-      this.repo.transaction(() => {
+      this.repo.bulkTransaction(() => {
         while (i < ops.length && (i % 32 !== 31 || performance.now() - t0 < budget))
           (ops[i++] as () => void)();
       });

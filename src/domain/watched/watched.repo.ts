@@ -102,6 +102,22 @@ export function createWatchedRepo(db: Db) {
      order by host_rel_path limit ?`,
   );
   const setHash = c.prepare("update files set hash = ? where id = ? and size = ? and host_mtime_ms = ?");
+  // Bulk search indexing (migration 0013): the same text as files_fts_ai would index, for many rows at once.
+  const deferIndex = c.prepare("insert into files_fts_deferred (scan) values (1)");
+  const undeferIndex = c.prepare("delete from files_fts_deferred");
+  const indexRows = c.prepare(
+    `insert into files_fts (rowid, name, path)
+     select rowid, name || '  ', case when type = 'directory' then path || '  ' else '' end
+     from files where rowid in (select value from json_each(?))`,
+  );
+  /** Rowids inserted in the running bulk transaction and not yet in the search index; undefined outside one. */
+  let unindexed: number[] | undefined;
+  /** Indexes the rows inserted so far; runs before any change that fires the index's delete or update trigger. */
+  const indexInserted = () => {
+    if (unindexed === undefined || unindexed.length === 0) return;
+    indexRows.run(JSON.stringify(unindexed));
+    unindexed = [];
+  };
 
   return {
     /** Live rows directly under a directory row. */
@@ -110,17 +126,37 @@ export function createWatchedRepo(db: Db) {
     childDirs: (orgId: string, parentId: string) => childDirs.all(orgId, parentId),
     /** The row mirroring host path `rel` of folder `fid` ("" is the mount directory). */
     byRel: (fid: string, rel: string) => byRel.get(fid, rel),
-    insertEntry: (row: NewEntry) => insert.run(row),
+    insertEntry: (row: NewEntry) => {
+      const { lastInsertRowid } = insert.run(row);
+      unindexed?.push(Number(lastInsertRowid));
+    },
     updateFacts: (p: { id: string; size: number; host_mtime_ms: number; updated_at: string }) =>
       updateFacts.run(p),
     /** Moves a file row to another name and/or directory of the folder (a rename or move on the host). */
-    moveEntry: (p: { id: string; parentId: string; name: string; path: string; rel: string; mime: string }) =>
-      move.run(p),
+    moveEntry: (p: {
+      id: string;
+      parentId: string;
+      name: string;
+      path: string;
+      rel: string;
+      mime: string;
+      /** The access root it now inherits. */
+      acl: string | null;
+    }) => {
+      indexInserted();
+      move.run(p);
+    },
     setDirMtime: (id: string, mtimeMs: number | null) => setMtime.run(mtimeMs, id),
     /** Deletes the row at `rel` and everything below it (cascades to playback positions and tags). */
-    deleteSubtree: (fid: string, rel: string) => delSubtree.run({ fid, rel }),
+    deleteSubtree: (fid: string, rel: string) => {
+      indexInserted();
+      delSubtree.run({ fid, rel });
+    },
     /** Deletes up to `limit` rows of the folder, never its mount directory; answers how many went. */
-    deleteSome: (fid: string, limit: number) => delSome.run(fid, limit).changes,
+    deleteSome: (fid: string, limit: number) => {
+      indexInserted();
+      return delSome.run(fid, limit).changes;
+    },
     setOffline: (fid: string, offline: boolean) => setOffline.run(offline ? 1 : 0, fid, offline ? 1 : 0),
     countFiles: (fid: string) => countFiles.get(fid)?.n ?? 0,
     /** Host paths of every indexed directory of the folder ("" is the root). */
@@ -134,6 +170,25 @@ export function createWatchedRepo(db: Db) {
       setHash.run(hash, id, size, mtimeMs),
     /** Runs `fn` in one transaction (batches of scan writes). */
     transaction: <T>(fn: () => T): T => c.transaction(fn)(),
+    /**
+     * Runs `fn` in one transaction whose inserted rows reach the search
+     * index in bulk (migration 0013): before anything that could delete or
+     * rename them, and before commit. Searches on other connections see the
+     * rows and their index entries together, at commit.
+     */
+    bulkTransaction: <T>(fn: () => T): T =>
+      c.transaction(() => {
+        deferIndex.run();
+        unindexed = [];
+        try {
+          const out = fn();
+          indexInserted();
+          undeferIndex.run();
+          return out;
+        } finally {
+          unindexed = undefined;
+        }
+      })(),
 
     all: () => db.select().from(watchedFolders).all(),
     listByOrg: (orgId: string) =>

@@ -1,0 +1,217 @@
+import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type Db, openDb } from "../../src/db/client.ts";
+import { excluder } from "../../src/domain/watched/exclude.ts";
+import { newMovePool } from "../../src/domain/watched/moves.ts";
+import { type DirTask, newStats, type ScanOptions } from "../../src/domain/watched/scan-types.ts";
+import { syncTree } from "../../src/domain/watched/scanner.ts";
+import { createWatchedRepo, type WatchedRepo } from "../../src/domain/watched/watched.repo.ts";
+import { newId, nowIso } from "../../src/platform/ids.ts";
+
+/**
+ * Scans write the search index in bulk (migration 0014): the rows a write
+ * transaction inserts are indexed together before commit, and before any
+ * delete or rename in the same transaction. These scans run on a real
+ * database and host tree; FTS5's own integrity check compares the index
+ * with the rows after each step.
+ */
+describe("bulk search indexing of watched scans", () => {
+  let dir: string;
+  let host: string;
+  let db: Db;
+  let repo: WatchedRepo;
+  const org = newId();
+  const fid = newId();
+  const mount = newId();
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "attic-bulk-"));
+    host = realpathSync(mkdtempSync(join(tmpdir(), "attic-bulk-host-")));
+    db = openDb({ file: join(dir, "attic.db") });
+    const c = db.$client;
+    const now = nowIso();
+    c.prepare("INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, 'O', ?, ?)").run(
+      org,
+      now,
+      now,
+    );
+    c.prepare(
+      `INSERT INTO watched_folders (id, organization_id, name, path, created_at, updated_at)
+       VALUES (?, ?, 'Drive', ?, ?, ?)`,
+    ).run(fid, org, host, now, now);
+    c.prepare(
+      `INSERT INTO files (id, organization_id, name, path, type, mime_type, watched_folder_id, host_rel_path,
+         created_at, updated_at, accessed_at)
+       VALUES (?, ?, 'Drive', '/Drive', 'directory', 'inode/directory', ?, '', ?, ?, ?)`,
+    ).run(mount, org, fid, now, now, now);
+    repo = createWatchedRepo(db);
+  });
+  afterEach(() => {
+    db.$client.close();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(host, { recursive: true, force: true });
+  });
+
+  const write = (rel: string, content = "x") => {
+    mkdirSync(join(host, rel, ".."), { recursive: true });
+    writeFileSync(join(host, rel), content);
+  };
+  const root = (): DirTask => ({
+    rel: "",
+    id: mount,
+    path: "/Drive",
+    knownMtime: null,
+    isNew: false,
+    acl: null,
+  });
+  const options = (extra: Partial<ScanOptions> = {}): ScanOptions => ({
+    full: true,
+    recurse: "all",
+    excluded: excluder([], false),
+    stats: newStats(),
+    ...extra,
+  });
+  const scan = (tasks: DirTask[] = [root()], extra: Partial<ScanOptions> = {}) =>
+    syncTree(
+      repo,
+      {
+        folderId: fid,
+        organizationId: org,
+        ownerId: null,
+        root: host,
+        local: true,
+        limits: { maxPathLength: 4096, maxDepth: 64 },
+      },
+      tasks,
+      options(extra),
+    );
+  const integrity = () =>
+    db.$client.prepare("INSERT INTO files_fts(files_fts, rank) VALUES ('integrity-check', 1)").run();
+  const matches = (q: string) =>
+    (
+      db.$client
+        .prepare(
+          "SELECT f.path FROM files_fts JOIN files f ON f.rowid = files_fts.rowid WHERE files_fts MATCH ?",
+        )
+        .all(`"${q}"`) as { path: string }[]
+    )
+      .map((r) => r.path)
+      .sort();
+  const deferred = () =>
+    (db.$client.prepare("SELECT count(*) AS n FROM files_fts_deferred").get() as { n: number }).n;
+
+  it("indexes every scanned row, and follows renames, moves, deletions and replaced entries", async () => {
+    for (let i = 0; i < 300; i++) write(`Photos/Trip ${i % 7}/Zoë ${i}.jpg`, `${i}`);
+    write("Music/Björk/Jóga.flac");
+    await scan();
+    expect(() => integrity()).not.toThrow();
+    expect(matches("zoe 12")).toContain("/Drive/Photos/Trip 5/Zoë 12.jpg");
+    expect(matches("joga")).toEqual(["/Drive/Music/Björk/Jóga.flac"]);
+    expect(deferred()).toBe(0);
+
+    // A directory replaced by a file of the same name, a file by a directory, a rename, a removal.
+    rmSync(join(host, "Music/Björk"), { recursive: true });
+    write("Music/Björk", "now a file");
+    rmSync(join(host, "Photos/Trip 0/Zoë 0.jpg"));
+    mkdirSync(join(host, "Photos/Trip 0/Zoë 0.jpg"));
+    write("Photos/Trip 0/Zoë 0.jpg/inside.txt");
+    renameSync(join(host, "Photos/Trip 1"), join(host, "Photos/Voyage"));
+    await scan();
+    expect(() => integrity()).not.toThrow();
+    expect(matches("joga")).toEqual([]);
+    expect(matches("inside")).toEqual(["/Drive/Photos/Trip 0/Zoë 0.jpg/inside.txt"]);
+    // Files are indexed by name, folders by path too (migration 0011).
+    expect(matches("voyage")).toEqual(["/Drive/Photos/Voyage"]);
+    expect(matches("zoe").filter((p) => p.startsWith("/Drive/Photos/Voyage/")).length).toBe(43);
+    expect(matches("trip 1")).toEqual([]);
+
+    // A live sync pairs a moved file with its old row (an update of name and path in the same batch).
+    const photos = repo.byRel(fid, "Photos")!;
+    renameSync(join(host, "Photos/Trip 2/Zoë 2.jpg"), join(host, "Photos/Zoë moved.jpg"));
+    write("Photos/New album/Fresh.jpg");
+    await scan(
+      [
+        { rel: "Photos", id: photos.id, path: photos.path, knownMtime: null, isNew: false, acl: null },
+        {
+          rel: "Photos/Trip 2",
+          id: repo.byRel(fid, "Photos/Trip 2")!.id,
+          path: "/Drive/Photos/Trip 2",
+          knownMtime: null,
+          isNew: false,
+          acl: null,
+        },
+      ],
+      { recurse: "new", moves: newMovePool() },
+    );
+    expect(() => integrity()).not.toThrow();
+    expect(matches("moved")).toEqual(["/Drive/Photos/Zoë moved.jpg"]);
+    expect(matches("fresh")).toEqual(["/Drive/Photos/New album/Fresh.jpg"]);
+  });
+
+  it("indexes rows inserted and then removed or renamed in the same transaction", () => {
+    const row = (name: string, type: "file" | "directory", parent = mount, prefix = "/Drive") => ({
+      id: newId(),
+      organization_id: org,
+      owner_id: null,
+      parent_id: parent,
+      name,
+      path: `${prefix}/${name}`,
+      type,
+      size: 1,
+      mime_type: type === "file" ? "image/jpeg" : "inode/directory",
+      watched_folder_id: fid,
+      host_rel_path: `${prefix.slice("/Drive".length + 1)}${prefix === "/Drive" ? "" : "/"}${name}`,
+      host_mtime_ms: 1,
+      now: nowIso(),
+      updated_at: nowIso(),
+      acl_id: null,
+    });
+    repo.bulkTransaction(() => {
+      const album = row("Album", "directory");
+      repo.insertEntry(album);
+      repo.insertEntry(row("Kept.jpg", "file", album.id, "/Drive/Album"));
+      const gone = row("Gone.jpg", "file");
+      repo.insertEntry(gone);
+      repo.deleteSubtree(fid, "Gone.jpg");
+      const renamed = row("Before.jpg", "file");
+      repo.insertEntry(renamed);
+      repo.moveEntry({
+        id: renamed.id,
+        parentId: mount,
+        name: "After.jpg",
+        path: "/Drive/After.jpg",
+        rel: "After.jpg",
+        mime: "image/jpeg",
+        acl: null,
+      });
+      repo.insertEntry(row("Last.jpg", "file"));
+    });
+    expect(() => integrity()).not.toThrow();
+    expect(matches("kept")).toEqual(["/Drive/Album/Kept.jpg"]);
+    expect(matches("gone")).toEqual([]);
+    expect(matches("before")).toEqual([]);
+    expect(matches("after")).toEqual(["/Drive/After.jpg"]);
+    expect(matches("last")).toEqual(["/Drive/Last.jpg"]);
+    expect(deferred()).toBe(0);
+  });
+
+  it("rolls the deferral back with a failed transaction; later inserts are indexed by the trigger", () => {
+    expect(() =>
+      repo.bulkTransaction(() => {
+        throw new Error("disk went away");
+      }),
+    ).toThrow("disk went away");
+    expect(deferred()).toBe(0);
+    const now = nowIso();
+    db.$client
+      .prepare(
+        `INSERT INTO files (id, organization_id, parent_id, name, path, type, mime_type, created_at, updated_at, accessed_at)
+         VALUES (?, ?, ?, 'Uploaded.txt', '/Drive/Uploaded.txt', 'file', 'text/plain', ?, ?, ?)`,
+      )
+      .run(newId(), org, mount, now, now, now);
+    expect(matches("uploaded")).toEqual(["/Drive/Uploaded.txt"]);
+    expect(() => integrity()).not.toThrow();
+  });
+});
