@@ -106,8 +106,5 @@ export const json = <T>(schema: T) => ({ content: { "application/json": { schema
 /** An OpenAPI request part with a required JSON body of `schema`. */
 export const body = <T>(schema: T) => ({ body: { ...json(schema), required: true } });
 
-/** An OpenAPI 200 response entry with a JSON body of `schema`. */
-export const ok = <T>(description: string, schema: T) => ({ 200: { description, ...json(schema) } });
-
 /** Security requirement for routes that need a bearer token or an API key. */
 export const SECURED: Record<string, string[]>[] = [{ BearerAuth: [] }, { ApiKeyAuth: [] }];

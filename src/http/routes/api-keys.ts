@@ -9,12 +9,15 @@ import { IdParam } from "../../domain/ids.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
 import { body, errorResponses, type Guards, json, newRouter, SECURED, SuccessSchema } from "../router.ts";
 
+/** Builds a route with the tag and security of every API-key route. */
+function apiKeyRoute<const R extends Parameters<typeof createRoute>[0]>(r: R) {
+  return createRoute({ tags: ["API keys"], security: SECURED, ...r });
+}
+
 /** The three API-key routes under `base` (`/auth/api-keys` and its variant `/api-keys`). */
-function routesAt(base: "/auth/api-keys" | "/api-keys", guard: ReturnType<Guards["auth"]>) {
-  const common = { tags: ["API keys"], security: SECURED, middleware: guard };
+function routesAt(base: "/auth/api-keys" | "/api-keys") {
   return {
-    create: createRoute({
-      ...common,
+    create: apiKeyRoute({
       method: "post",
       path: base,
       summary: "Create an API key (the secret is returned only now)",
@@ -27,8 +30,7 @@ function routesAt(base: "/auth/api-keys" | "/api-keys", guard: ReturnType<Guards
         ...errorResponses(400, 401, 403, 404, 409, 429),
       },
     }),
-    list: createRoute({
-      ...common,
+    list: apiKeyRoute({
       method: "get",
       path: base,
       summary: "The caller's API keys (without secrets), with last_used_at",
@@ -37,8 +39,7 @@ function routesAt(base: "/auth/api-keys" | "/api-keys", guard: ReturnType<Guards
         ...errorResponses(401, 403, 429),
       },
     }),
-    revoke: createRoute({
-      ...common,
+    revoke: apiKeyRoute({
       method: "delete",
       path: `${base}/{id}`,
       summary: "Revoke an API key; it stops working on the next request",
@@ -55,11 +56,14 @@ function routesAt(base: "/auth/api-keys" | "/api-keys", guard: ReturnType<Guards
 export function apiKeysRoutes(ctx: AppContext, guards: Guards): Router {
   const r = newRouter();
   const keys = ctx.services.apiKeys;
+  const auth = guards.auth();
   for (const base of ["/auth/api-keys", "/api-keys"] as const) {
-    const routes = routesAt(base, guards.auth());
-    r.openapi(routes.create, (c) => c.json(keys.create(actorOf(c), c.req.valid("json")), 201));
-    r.openapi(routes.list, (c) => c.json(keys.list(actorOf(c)), 200));
-    r.openapi(routes.revoke, (c) => {
+    const { create, list, revoke } = routesAt(base);
+    r.openapi({ ...create, middleware: [auth] }, (c) =>
+      c.json(keys.create(actorOf(c), c.req.valid("json")), 201),
+    );
+    r.openapi({ ...list, middleware: [auth] }, (c) => c.json(keys.list(actorOf(c)), 200));
+    r.openapi({ ...revoke, middleware: [auth] }, (c) => {
       keys.revoke(actorOf(c), c.req.valid("param").id);
       return c.json({ success: true }, 200);
     });
