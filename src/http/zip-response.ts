@@ -47,8 +47,8 @@ export function sendZip(
   const headers: Record<string, string> = {
     "Content-Type": "application/zip",
     "Content-Disposition": contentDisposition("attachment", name),
+    // The security headers (nosniff among them) are already set: middleware/security-headers.ts.
     "Cache-Control": "private, no-store",
-    "X-Content-Type-Options": "nosniff",
   };
   const requestId = c.get("requestId");
   if (requestId) headers["X-Request-Id"] = requestId;

@@ -9,7 +9,7 @@ import {
 import type { AppContext } from "../context.ts";
 import type { Actor } from "../domain/actor.ts";
 import { AppError } from "../errors.ts";
-import { resolveClientIp } from "../http/client-ip.ts";
+import { resolveClientIp } from "../platform/client-ip.ts";
 
 /** The authenticated caller, set by the auth interceptor before any method runs. */
 export const kActor = createContextKey<Actor | undefined>(undefined, { description: "attic actor" });

@@ -18,6 +18,7 @@ import { promisify } from "node:util";
 import { crc32 } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
+import { SECURITY_HEADERS } from "../../src/http/middleware/security-headers.ts";
 import { createUser, type Session } from "../helpers/accounts.ts";
 import { mkdir, upload } from "../helpers/files.ts";
 import { hasProgram } from "../helpers/programs.ts";
@@ -108,6 +109,8 @@ describe("zip downloads", () => {
     const r = await get(admin, `/api/v1/directories/${photos.id}/zip`);
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toBe("application/zip");
+    // The security table's headers reach a zip written straight to the Node response.
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) expect(r.headers.get(k), k).toBe(v);
     expect(r.headers.get("content-disposition")).toContain("Photos.zip");
     expect(Number(r.headers.get("content-length"))).toBe(r.bytes.length);
     const file = join(mkdtempSync(join(tmpdir(), "attic-zip-")), "Photos.zip");

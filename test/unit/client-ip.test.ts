@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveClientIp, unmapIpv4 } from "../../src/http/client-ip.ts";
+import { resolveClientIp, unmapIpv4 } from "../../src/platform/client-ip.ts";
 
 describe("unmapIpv4", () => {
   it("turns IPv4-mapped IPv6 into IPv4 and leaves other addresses alone", () => {
