@@ -153,6 +153,9 @@ export function createAuthService(deps: Deps) {
     repo.revokeToken(verified.jti);
   }
 
+  const actorsByToken = new Map<string, { state: object; actor: Actor }>();
+  const ACTORS_MAX = 10_000;
+
   /** The actor behind a bearer access token; 401 when invalid or the user is inactive. */
   async function authenticateBearer(token: string): Promise<Actor> {
     const refuse = (message: string, cause?: unknown) => {
@@ -169,21 +172,29 @@ export function createAuthService(deps: Deps) {
     if (!state || !user?.is_active) throw refuse("invalid token");
     if (sessionsCutoffMs(user) > verified.issuedAtMs) throw refuse("token revoked");
     active.touch(user.id);
+    // The same token and the same state (the cache of authState is emptied by any
+    // write) make the same Actor: reused, so what is derived from it once per
+    // actor (the folder-grant view) is not derived again on every request.
+    const known = actorsByToken.get(token);
+    if (known?.state === state) return known.actor;
     const claimed = Array.isArray(verified.claims.permissions)
       ? (verified.claims.permissions as string[])
       : [];
     // Grants reach a user with their next token; removals apply at once: the token's
     // permissions are cut down to what the user's roles give now.
     const permissions = claimed.filter((p) => isSubset([p], state.permissions));
-    return {
+    const actor: Actor = Object.freeze({
       userId: user.id,
       username: user.username,
       organizationId: user.organization_id,
-      permissions,
+      permissions: Object.freeze(permissions) as string[],
       isInstanceAdmin: user.is_instance_admin,
       via: "jwt",
       mustChangePassword: user.must_change_password,
-    };
+    });
+    if (actorsByToken.size >= ACTORS_MAX) actorsByToken.delete(actorsByToken.keys().next().value!);
+    actorsByToken.set(token, { state, actor });
+    return actor;
   }
 
   /** The actor behind an API key; its permissions are the key's, never wider than the owner's now. */
