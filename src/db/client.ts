@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import type { Logger } from "../log.ts";
+import { fileActivity } from "../platform/file-activity.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
 import * as schema from "./schema.ts";
 
@@ -94,23 +95,35 @@ class TimedDatabase extends Database {
 /**
  * Tells whether the database may have changed since the last call: this
  * connection's `total_changes()` (every row written through it, committed
- * or not) and SQLite's `data_version` (bumped by other connections'
- * commits, such as an `attic admin` command run beside the server). Both
- * are kept by SQLite itself, so no write path can forget to report a
- * change. For caches of rows read on every request and written rarely: a
- * write anywhere empties them, which is always safe. About 4 µs a call here,
- * against 20–25 µs for the two authentication queries it saves.
+ * or not; ~0.3 µs) and SQLite's `data_version`, bumped by other
+ * connections' commits (an `attic admin` command beside the server, another
+ * thread). data_version opens a read transaction (~5 µs here, shared-memory
+ * locks), so it is asked only after the kernel reported a write to the WAL
+ * file (fileActivity): a commit elsewhere is seen from the next turn of the
+ * event loop. Without a WAL to watch (an in-memory database, a file system
+ * without change events) it is asked every time. Both counters are kept by
+ * SQLite itself, so no write path can forget to report a change. For caches
+ * of rows read on every request and written rarely: a write anywhere
+ * empties them, which is always safe.
  */
 export function changeWatch(sqlite: Database.Database): { changed(): boolean } {
-  const stmt = sqlite.prepare("SELECT total_changes(), data_version FROM pragma_data_version").raw(true);
+  const local = sqlite.prepare("SELECT total_changes()").pluck();
+  const version = sqlite.prepare("SELECT data_version FROM pragma_data_version").pluck();
+  const wal = sqlite.memory ? undefined : fileActivity(`${sqlite.name}-wal`);
   let changes = -1;
-  let version = -1;
+  let versionSeen = -1;
+  let activitySeen = -1;
   return {
     changed() {
-      const [c, v] = stmt.get() as [number, number];
-      if (c === changes && v === version) return false;
+      const c = local.get() as number;
+      let v = versionSeen;
+      if (!wal || wal.count !== activitySeen) {
+        if (wal) activitySeen = wal.count;
+        v = version.get() as number;
+      }
+      if (c === changes && v === versionSeen) return false;
       changes = c;
-      version = v;
+      versionSeen = v;
       return true;
     },
   };

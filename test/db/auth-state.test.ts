@@ -13,6 +13,16 @@ import { createUsersRepo } from "../../src/domain/users/users.repo.ts";
  * connection and through another one (an `attic admin` command run beside
  * the server), and expect the very next read to see the change.
  */
+/** Polls `check` once per event-loop turn for up to a second; true once it held. */
+async function eventually(check: () => boolean): Promise<boolean> {
+  const until = Date.now() + 1000;
+  while (Date.now() < until) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  return check();
+}
+
 describe("authentication state cache", () => {
   const dir = mkdtempSync(join(tmpdir(), "attic-auth-state-"));
   const file = join(dir, "a.db");
@@ -54,7 +64,7 @@ describe("authentication state cache", () => {
     "writer",
   );
 
-  it("reports a change by this connection and by another one, once", () => {
+  it("reports a change by this connection and by another one, once", async () => {
     const watch = changeWatch(db.$client);
     expect(watch.changed()).toBe(true); // the first call has nothing to compare with
     expect(watch.changed()).toBe(false);
@@ -62,7 +72,8 @@ describe("authentication state cache", () => {
     expect(watch.changed()).toBe(true);
     expect(watch.changed()).toBe(false);
     other.prepare("UPDATE users SET display_name = 'B' WHERE id = 'u1'").run();
-    expect(watch.changed()).toBe(true);
+    // Another connection's commit is seen from the next turn of the event loop (the WAL's inotify event).
+    expect(await eventually(() => watch.changed())).toBe(true);
     expect(watch.changed()).toBe(false);
   });
 
@@ -73,21 +84,22 @@ describe("authentication state cache", () => {
     expect(users.authState("u1")?.permissions).toEqual(["file:read"]);
   });
 
-  it("sees a deactivation written by another connection at once", () => {
+  it("sees a deactivation written by another connection from the next turn of the event loop", async () => {
     expect(users.authState("u1")?.user.is_active).toBe(true);
     other.prepare("UPDATE users SET is_active = 0 WHERE id = 'u1'").run();
-    expect(users.authState("u1")?.user.is_active).toBe(false);
+    expect(await eventually(() => users.authState("u1")?.user.is_active === false)).toBe(true);
   });
 
-  it("sees a role's permissions edited in place, and a deleted user", () => {
+  it("sees a role's permissions edited in place, and a deleted user", async () => {
     other.prepare("UPDATE users SET is_active = 1 WHERE id = 'u1'").run();
+    expect(await eventually(() => users.authState("u1")?.user.is_active === true)).toBe(true);
     expect(users.authState("u1")?.permissions).toEqual(["file:read"]);
     db.$client
       .prepare(`UPDATE roles SET permissions = '["file:read","tag:write"]' WHERE id = 'reader'`)
       .run();
     expect(users.authState("u1")?.permissions).toEqual(["file:read", "tag:write"]);
     other.prepare("DELETE FROM users WHERE id = 'u1'").run();
-    expect(users.authState("u1")).toBeUndefined();
+    expect(await eventually(() => users.authState("u1") === undefined)).toBe(true);
     expect(users.authState("nobody")).toBeUndefined();
   });
 
