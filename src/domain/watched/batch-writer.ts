@@ -1,33 +1,44 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { WatchedRepo } from "./watched.repo.ts";
 
-/** Rows written per transaction; between batches the event loop runs. */
+/** Rows queued before they are written; between transactions the event loop runs. */
 export const BATCH_SIZE = 4000;
 /**
- * Longest a write transaction may hold the event loop; a batch that takes
- * longer commits early and goes on after a yield. Shorter while requests
- * are arriving (a request waits for the transaction in progress), longer
- * when the server is idle (bigger transactions cost less per row: at 200k
- * files, a budget of 12 ms made the scan ~35% slower and halved /health's
- * p99 during it).
+ * Longest a write transaction may hold the event loop, commit included.
+ * Shorter while requests are arriving (a request waits for the transaction
+ * in progress), longer when the server is idle (bigger transactions cost
+ * less per row). The commit is most of a transaction's cost on a big index
+ * (each row dirties a page of the name index, which the commit writes to
+ * the WAL, and every few commits a checkpoint copies them), so the writer
+ * sizes each transaction from what the previous ones cost per row, not
+ * from the time spent before commit alone.
  */
-const BATCH_BUDGET_MS = 40;
-const BUSY_BUDGET_MS = 10;
+const IDLE_BUDGET_MS = 60;
+const BUSY_BUDGET_MS = 20;
+/** First guess of a row's cost (ms) before any transaction was timed; the per-row average then adapts. */
+const FIRST_ROW_COST_MS = 0.1;
+/** Transactions between the writer's own WAL checkpoints. */
+const CHECKPOINT_EVERY = 1;
 /** What the writer counts. */
 export interface WriteStats {
   written: number;
 }
 
 /**
- * Queues row writes and applies them in transactions of up to BATCH_SIZE
- * rows, each cut short after BATCH_BUDGET_MS, yielding to the event loop
- * between them: a scan of 200k files never holds requests back for long.
+ * Queues row writes and applies them in transactions sized to hold the
+ * event loop for at most the budget (commit included), yielding between
+ * them: a scan of a million files never holds requests back for long.
  */
 export class BatchWriter {
   private ops: (() => void)[] = [];
   private readonly repo: WatchedRepo;
   private readonly stats: WriteStats;
   private readonly busy: () => boolean;
+  /** Moving average of a row's cost in a transaction, commit included (ms). */
+  private rowCost = FIRST_ROW_COST_MS;
+  private sinceCheckpoint = 0;
+  /** The flush in progress. */
+  private writing: Promise<void> | undefined;
   constructor(repo: WatchedRepo, stats: WriteStats, busy: () => boolean = () => false) {
     this.repo = repo;
     this.stats = stats;
@@ -39,18 +50,41 @@ export class BatchWriter {
   async maybeFlush(): Promise<void> {
     if (this.ops.length >= BATCH_SIZE) await this.flush();
   }
+  /**
+   * Writes everything queued. One flush runs at a time: two running side by
+   * side would each take a transaction per turn of the event loop, doubling
+   * what a request waits for; a caller arriving meanwhile waits for it
+   * (which also keeps the walk from running far ahead of the writes).
+   */
   async flush(): Promise<void> {
+    while (this.writing) await this.writing;
     if (this.ops.length === 0) return;
     const ops = this.ops;
     this.ops = [];
+    this.writing = this.write(ops).finally(() => {
+      this.writing = undefined;
+    });
+    await this.writing;
+  }
+  private async write(ops: (() => void)[]): Promise<void> {
     for (let i = 0; i < ops.length; ) {
       const t0 = performance.now();
-      const budget = this.busy() ? BUSY_BUDGET_MS : BATCH_BUDGET_MS;
+      const budget = this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
+      const start = i;
+      const end = Math.min(ops.length, i + Math.max(16, Math.floor(budget / this.rowCost)));
+      // The work itself stops at half the budget whatever the estimate said: the commit takes the rest.
       this.repo.bulkTransaction(() => {
-        while (i < ops.length && (i % 32 !== 31 || performance.now() - t0 < budget))
-          (ops[i++] as () => void)();
+        while (i < end && (i % 16 !== 15 || performance.now() - t0 < budget / 2)) (ops[i++] as () => void)();
       });
+      const cost = (performance.now() - t0) / (i - start);
+      this.rowCost = this.rowCost * 0.7 + cost * 0.3;
       await yieldToLoop();
+      // A checkpoint costs about what a transaction does: on a turn of its own, not on top of a commit.
+      if (++this.sinceCheckpoint >= CHECKPOINT_EVERY) {
+        this.sinceCheckpoint = 0;
+        this.repo.checkpoint();
+        await yieldToLoop();
+      }
     }
     this.stats.written += ops.length;
   }

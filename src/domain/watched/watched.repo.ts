@@ -168,6 +168,14 @@ export function createWatchedRepo(db: Db) {
     /** Stores a hash only if the row still describes the bytes that were hashed. */
     setHash: (id: string, hash: string, size: number, mtimeMs: number) =>
       setHash.run(hash, id, size, mtimeMs),
+    /**
+     * Copies the WAL into the database now (a passive checkpoint: readers
+     * and the rest go on), so that SQLite's own checkpoint, which runs
+     * inside the commit that grows the WAL past 1000 pages, rarely has to.
+     */
+    checkpoint: () => {
+      c.pragma("wal_checkpoint(PASSIVE)");
+    },
     /** Runs `fn` in one transaction (batches of scan writes). */
     transaction: <T>(fn: () => T): T => c.transaction(fn)(),
     /**
