@@ -213,6 +213,25 @@ describe("hot paths answer as the router does", () => {
     expect(routed.body.files.map((f: { name: string }) => f.name)).toEqual(await names());
   });
 
+  it("a record's tags are the listing's, by name", async () => {
+    const ids: string[] = [];
+    for (const name of ["zeta", "Alpha", "mid"]) {
+      const t = await s.api("POST", "/api/v1/tags", { token, body: { name, color: "#112233" } });
+      expect(t.status).toBe(201);
+      ids.push(t.body.id);
+    }
+    expect(
+      (await s.api("POST", `/api/v1/files/${fileId}/tags`, { token, body: { tag_ids: ids } })).status,
+    ).toBe(200);
+    const record = (await s.api("GET", `/api/v1/files/${fileId}`, { token })).body;
+    expect(record.tags.map((t: { name: string }) => t.name)).toEqual(["Alpha", "mid", "zeta"]);
+    const listed = (
+      await s.api("GET", `/api/v1/files?parent_id=${dirId}&limit=100`, { token })
+    ).body.files.find((f: { id: string }) => f.id === fileId);
+    expect(record.tags).toEqual(listed.tags);
+    expect(Object.keys(record.tags[0]).sort()).toEqual(["color", "created_at", "id", "name"]);
+  });
+
   it("keeps a client's own request id", async () => {
     const res = await fetch(`${s.url}/api/v1/files/${fileId}`, {
       headers: { authorization: `Bearer ${token}`, "x-request-id": "trace-42" },

@@ -12,7 +12,7 @@ import {
   reclaimUnused,
 } from "./content.ts";
 import type { FilesDeps } from "./deps.ts";
-import { type FileDto, toFileDtos, toTaggedFileDto } from "./files.dto.ts";
+import { type FileDto, toFileDto, toFileDtos, toTaggedFileDto } from "./files.dto.ts";
 import type { FileRow } from "./files.repo.ts";
 import {
   CopyFileInput,
@@ -114,7 +114,8 @@ export function createFilesService(deps: FilesDeps) {
 
     get(actor: Actor, id: string): FileDto {
       requirePermission(actor, "file:read");
-      return dto(tree.live(actor, id));
+      const { row, tags } = tree.liveTagged(actor, id);
+      return toFileDto(row, tags);
     },
 
     /**

@@ -4,6 +4,7 @@ import { AppError, type ErrorCode } from "../../errors.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
 import { type Access, LEVEL, type Level } from "../access/access.ts";
 import type { Actor } from "../actor.ts";
+import type { TagDto } from "../tags/tags.repo.ts";
 import type { FileRow, FilesRepo, NewFileRow } from "./files.repo.ts";
 import { childPath } from "./names.ts";
 
@@ -51,6 +52,17 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: 
     need: Level = LEVEL.read,
   ): FileRow {
     const row = isId(id) ? repo.get(actor.organizationId, id) : undefined;
+    return checked(actor, row, code, need);
+  }
+
+  /** `live` with the row's tags, read in the same statement (a File record). */
+  function liveTagged(actor: Actor, id: string): { row: FileRow; tags: TagDto[] } {
+    const hit = isId(id) ? repo.getLiveTagged(actor.organizationId, id) : undefined;
+    checked(actor, hit?.row, "FILE_NOT_FOUND", LEVEL.read);
+    return hit!;
+  }
+
+  function checked(actor: Actor, row: FileRow | undefined, code: ErrorCode, need: Level): FileRow {
     if (!row)
       throw new AppError(code, code === "DIRECTORY_NOT_FOUND" ? "directory not found" : "file not found");
     access.check(actor, row, need, code);
@@ -430,6 +442,7 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: 
   return {
     tx,
     live,
+    liveTagged,
     liveDir,
     child,
     parent,
