@@ -25,7 +25,7 @@ import { createTagsService } from "./domain/tags/tags.service.ts";
 import { createWatchedService } from "./domain/watched/watched.service.ts";
 import { createApp } from "./http/app.ts";
 import { hotPaths } from "./http/hot-paths.ts";
-import { withSecurityHeaders } from "./http/middleware/security-headers.ts";
+import { withSecurityHeaders } from "./platform/security-headers.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createActivity } from "./platform/activity.ts";
 import { DiskCache } from "./platform/disk-cache.ts";

@@ -69,13 +69,14 @@ class TimedDatabase extends Database {
     this.onQuery = onQuery;
   }
 
+  // biome-ignore lint/complexity/noBannedTypes: the signature better-sqlite3's own prepare declares.
   override prepare<P extends unknown[] | {} = unknown[], R = unknown>(
     source: string,
   ): Database.Statement<P, R> {
     const stmt = super.prepare<P, R>(source);
     const operation = /^\s*(\w+)/.exec(source)?.[1]?.toLowerCase() ?? "other";
     const onQuery = this.onQuery;
-    for (const method of ["run", "get", "all", "iterate"] as const) {
+    for (const method of ["run", "get", "all"] as const) {
       const original = stmt[method] as (...args: unknown[]) => unknown;
       Object.defineProperty(stmt, method, {
         value(this: Database.Statement, ...args: unknown[]) {
@@ -88,6 +89,18 @@ class TimedDatabase extends Database {
         },
       });
     }
+    // An iteration is timed from its start to its last row (or its early end), not only its creation.
+    const iterate = stmt.iterate as (...args: unknown[]) => IterableIterator<unknown>;
+    Object.defineProperty(stmt, "iterate", {
+      value: function* timedIterate(this: Database.Statement, ...args: unknown[]) {
+        const start = performance.now();
+        try {
+          yield* iterate.apply(this, args);
+        } finally {
+          onQuery(operation, (performance.now() - start) / 1000);
+        }
+      },
+    });
     return stmt;
   }
 }

@@ -67,8 +67,8 @@ export function planContent(
   const headers: Record<string, string> = {
     "Content-Type": row.mime_type,
     "Content-Disposition": contentDisposition(disposition, row.name),
+    // Stricter than the table's (platform/security-headers.ts, nosniff among them, set on every response).
     "Content-Security-Policy": "sandbox; default-src 'none'",
-    "X-Content-Type-Options": "nosniff",
     "Cache-Control": "private, no-cache",
     "Accept-Ranges": "bytes",
     ETag: etag,

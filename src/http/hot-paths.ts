@@ -5,10 +5,10 @@ import { type Actor, requirePermission } from "../domain/actor.ts";
 import { authenticate } from "../domain/auth/authenticate.ts";
 import { ListFilesInput } from "../domain/files/files.schemas.ts";
 import { type AppError, errorBody } from "../errors.ts";
+import { resolveClientIp } from "../platform/client-ip.ts";
 import { isId } from "../platform/ids.ts";
 import { countRequest, type RateLimiter, type RateLimits } from "../platform/rate-limiter.ts";
 import { requestIdOf } from "../platform/request-id.ts";
-import { resolveClientIp } from "./client-ip.ts";
 import { planContent, writeContent } from "./file-response.ts";
 import { toAppError } from "./on-error.ts";
 

@@ -47,7 +47,7 @@ export function sendZip(
   const headers: Record<string, string> = {
     "Content-Type": "application/zip",
     "Content-Disposition": contentDisposition("attachment", name),
-    // The security headers (nosniff among them) are already set: middleware/security-headers.ts.
+    // The security headers (nosniff among them) are already set: platform/security-headers.ts.
     "Cache-Control": "private, no-store",
   };
   const requestId = c.get("requestId");

@@ -18,7 +18,7 @@ import { promisify } from "node:util";
 import { crc32 } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
-import { SECURITY_HEADERS } from "../../src/http/middleware/security-headers.ts";
+import { SECURITY_HEADERS } from "../../src/platform/security-headers.ts";
 import { createUser, type Session } from "../helpers/accounts.ts";
 import { mkdir, upload } from "../helpers/files.ts";
 import { hasProgram } from "../helpers/programs.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SECURITY_HEADERS } from "../../src/http/middleware/security-headers.ts";
+import { SECURITY_HEADERS } from "../../src/platform/security-headers.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 /** Every response, whatever the API or outcome, carries the one table of security headers. */

@@ -33,8 +33,6 @@ export const TokenPairSchema = z
   })
   .openapi("TokenPair");
 
-export const SuccessSchema = z.object({ success: z.boolean() }).openapi("Success");
-
 export const RegisterInput = z
   .object({
     username: Username,
@@ -50,7 +48,7 @@ export const ChangePasswordInput = z
   .object({ current_password: Password, new_password: Password })
   .openapi("ChangePasswordRequest");
 
-/** `PUT /auth/password`: `old_password` or `current_password` (CONTRACT accepts both). */
+/** `PUT /auth/password`: `old_password` or `current_password` (docs/api.md: both are accepted). */
 export const PasswordUpdateInput = z
   .object({
     old_password: Password.optional(),

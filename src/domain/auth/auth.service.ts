@@ -1,3 +1,4 @@
+import type { z } from "@hono/zod-openapi";
 import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import { ExpiringSet } from "../../platform/expiring-set.ts";
@@ -9,23 +10,14 @@ import { isSubset } from "../permissions.ts";
 import { permissionsOf, sessionsCutoffMs, type UserRow, type UsersRepo } from "../users/users.repo.ts";
 import { ActiveUsers } from "./active-users.ts";
 import { createAuthRepo } from "./auth.repo.ts";
+import type { TokenPairSchema, UserSchema } from "./auth.schemas.ts";
 import { API_KEY_PREFIX, hashSecret, type TokenSigner } from "./tokens.ts";
 
-export interface TokenPair {
-  access_token: string;
-  refresh_token: string;
-  expires_in: number;
-  user: PublicUser;
-}
+/** A login or refresh answer: the shape of TokenPairSchema, the one source of it. */
+export type TokenPair = z.output<typeof TokenPairSchema>;
 
-export interface PublicUser {
-  id: string;
-  username: string;
-  email: string;
-  organization_id: string;
-  is_active: boolean;
-  created_at: string;
-}
+/** A user as the auth endpoints show them: the shape of UserSchema. */
+export type PublicUser = z.output<typeof UserSchema>;
 
 export function publicUser(u: UserRow): PublicUser {
   return {

@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.ts";
 import { COMMON_PASSWORDS } from "./common-passwords.ts";
 
-/** Shortest password accepted (CONTRACT: shorter than 10 characters is weak). */
+/** Shortest password accepted (docs/api.md: shorter than 10 characters is weak). */
 export const MIN_PASSWORD_LENGTH = 10;
 /** Longest password accepted: argon2 cost must not depend on a client's whim. */
 export const MAX_PASSWORD_LENGTH = 1024;

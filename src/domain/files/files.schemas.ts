@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { AppError } from "../../errors.ts";
 import { isId } from "../../platform/ids.ts";
+import { pageQuery } from "../page.schemas.ts";
 
 /** A parent id: an id, or null / "" / absent for the top of the tree. Malformed → 400. */
 export const parentRef = z
@@ -17,14 +18,13 @@ export const parentRef = z
   })
   .openapi({ type: "string", description: "Directory id; null, empty or absent = top level" });
 
-const limit = z.coerce.number().int().min(1).max(1000).default(50);
-const offset = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0);
 const flag = z
   .union([z.boolean(), z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1")])
   .default(false);
 
-export const ListFilesInput = z.object({ parent_id: parentRef, limit, offset }).openapi("ListFilesQuery");
-export const PageInput = z.object({ limit, offset });
+/** A page of a folder, the trash or a directory's children: at most 1000 entries. */
+export const PageInput = pageQuery(1000);
+export const ListFilesInput = PageInput.extend({ parent_id: parentRef }).openapi("ListFilesQuery");
 export const TreeInput = z.object({
   depth: z.coerce.number().int().min(0).max(1000).default(0).openapi({ description: "0 = unlimited" }),
 });

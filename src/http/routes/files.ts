@@ -16,12 +16,10 @@ import { actorOf, type Ctx, type Router } from "../env.ts";
 import { sendContent } from "../file-response.ts";
 import { receiveUpload } from "../multipart-upload.ts";
 import { errorResponse, toAppError } from "../on-error.ts";
-import { body, errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
+import { body, errorResponses, type Guards, json, newRouter, SECURED, SuccessSchema } from "../router.ts";
 import { sendZip } from "../zip-response.ts";
 import { streamTokenAuth } from "./stream-token.ts";
 
-const Id = IdParam;
-const Success = z.object({ success: z.boolean() }).openapi("Success");
 const binary = (description: string) => ({
   description,
   content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
@@ -79,7 +77,7 @@ const get = fileRoute({
   method: "get",
   path: "/files/{id}",
   summary: "Get a file or directory record",
-  request: { params: Id },
+  request: { params: IdParam },
   responses: { 200: { description: "File", ...json(FileSchema) }, ...errorResponses(401, 403, 404, 429) },
 });
 
@@ -87,7 +85,7 @@ const download = fileRoute({
   method: "get",
   path: "/files/{id}/download",
   summary: "Download the content (attachment; ETag, 304, single ranges)",
-  request: { params: Id, query: st },
+  request: { params: IdParam, query: st },
   responses: {
     200: binary("The bytes"),
     206: binary("One byte range"),
@@ -102,7 +100,7 @@ const stream = fileRoute({
   summary: "Stream audio/video with byte ranges (RFC 9110 single ranges)",
   description:
     "Media types: video/mp4, video/webm, video/ogg, audio/mpeg, audio/ogg, audio/wav, audio/mp4, audio/x-m4a.",
-  request: { params: Id, query: st },
+  request: { params: IdParam, query: st },
   responses: {
     200: binary("The whole file"),
     206: binary("One byte range, with Content-Range"),
@@ -115,7 +113,7 @@ const content = fileRoute({
   method: "get",
   path: "/files/{id}/content",
   summary: "Text preview (text/* and application/json, at most 10 MB)",
-  request: { params: Id },
+  request: { params: IdParam },
   responses: {
     200: { description: "Text", ...json(FileContentSchema) },
     ...errorResponses(400, 401, 403, 404, 413, 429),
@@ -127,7 +125,7 @@ const update = (method: "patch" | "put") =>
     method,
     path: "/files/{id}",
     summary: method === "patch" ? "Rename and/or move" : "Rename and/or move (variant of PATCH)",
-    request: { params: Id, body: { required: true, ...json(UpdateFileInput) } },
+    request: { params: IdParam, body: { required: true, ...json(UpdateFileInput) } },
     responses: {
       200: { description: "Updated", ...json(FileSchema) },
       ...errorResponses(400, 401, 403, 404, 409, 429),
@@ -139,7 +137,7 @@ const move = (method: "put" | "post") =>
     method,
     path: "/files/{id}/move",
     summary: method === "put" ? "Move under new_parent_id (null = top level)" : "Move (variant of PUT)",
-    request: { params: Id, body: { required: true, ...json(MoveFileInput) } },
+    request: { params: IdParam, body: { required: true, ...json(MoveFileInput) } },
     responses: {
       200: { description: "Moved", ...json(FileSchema) },
       ...errorResponses(400, 401, 403, 404, 409, 429),
@@ -150,7 +148,7 @@ const copy = fileRoute({
   method: "post",
   path: "/files/{id}/copy",
   summary: "Copy a file (content shared) or a directory subtree",
-  request: { params: Id, body: { required: true, ...json(CopyFileInput) } },
+  request: { params: IdParam, body: { required: true, ...json(CopyFileInput) } },
   responses: {
     201: { description: "The copy", ...json(FileSchema) },
     ...errorResponses(400, 401, 403, 404, 409, 429),
@@ -161,9 +159,9 @@ const remove = fileRoute({
   method: "delete",
   path: "/files/{id}",
   summary: "Soft-delete (to the trash); a non-empty directory needs recursive=true",
-  request: { params: Id, query: RecursiveInput },
+  request: { params: IdParam, query: RecursiveInput },
   responses: {
-    200: { description: "Deleted", ...json(Success) },
+    200: { description: "Deleted", ...json(SuccessSchema) },
     ...errorResponses(400, 401, 403, 404, 429),
   },
 });
