@@ -17,8 +17,13 @@ const IDLE_BUDGET_MS = 60;
 const BUSY_BUDGET_MS = 20;
 /** First guess of a row's cost (ms) before any transaction was timed; the per-row average then adapts. */
 const FIRST_ROW_COST_MS = 0.1;
-/** Transactions between the writer's own WAL checkpoints. */
-const CHECKPOINT_EVERY = 1;
+/**
+ * WAL pages a checkpoint of the writer's own should copy: fewer checkpoints
+ * cost less (two fsyncs each, and a page dirtied by several transactions is
+ * copied once), but a checkpoint holds the loop for about 2.5 ms per 100
+ * pages here.
+ */
+const CHECKPOINT_PAGES = 800;
 /** What the writer counts. */
 export interface WriteStats {
   written: number;
@@ -37,6 +42,9 @@ export class BatchWriter {
   /** Moving average of a row's cost in a transaction, commit included (ms). */
   private rowCost = FIRST_ROW_COST_MS;
   private sinceCheckpoint = 0;
+  private checkpointEvery = 1;
+  /** Gives SQLite's automatic checkpoint back (held from the writer's first checkpoint until close). */
+  private release: (() => void) | undefined;
   /** The flush in progress. */
   private writing: Promise<void> | undefined;
   constructor(repo: WatchedRepo, stats: WriteStats, busy: () => boolean = () => false) {
@@ -59,6 +67,11 @@ export class BatchWriter {
   /** Writes everything queued. */
   async flush(): Promise<void> {
     await this.drain(true);
+  }
+  /** Ends the writer's hold on the connection's checkpoint setting (after the last flush, or on failure). */
+  close(): void {
+    this.release?.();
+    this.release = undefined;
   }
   private rowsPerTransaction(): number {
     const budget = this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
@@ -92,10 +105,17 @@ export class BatchWriter {
       this.stats.written += i;
       this.rowCost = this.rowCost * 0.7 + ((performance.now() - t0) / i) * 0.3;
       await yieldToLoop();
-      // A checkpoint costs about what a transaction does: on a turn of its own, not on top of a commit.
-      if (++this.sinceCheckpoint >= CHECKPOINT_EVERY) {
+      // Checkpoints run on turns of their own, not on top of a commit, every few transactions:
+      // as many as wrote about CHECKPOINT_PAGES pages of WAL, going by the last checkpoint.
+      if (++this.sinceCheckpoint >= this.checkpointEvery) {
+        this.release ??= this.repo.holdAutoCheckpoint();
+        const pages = this.repo.checkpoint();
+        const perTransaction = pages / this.sinceCheckpoint;
+        this.checkpointEvery = Math.max(
+          1,
+          Math.min(8, Math.floor(CHECKPOINT_PAGES / Math.max(perTransaction, 1))),
+        );
         this.sinceCheckpoint = 0;
-        this.repo.checkpoint();
         await yieldToLoop();
       }
     }

@@ -49,10 +49,14 @@ export async function syncTree(
       }
     }
   };
-  // Workers end when the queue is momentarily empty; loop until no worker found more work.
-  while (queue.length > 0) await runWorkers(DIR_CONCURRENCY, worker);
-  if (opts.moves) settleMoves(repo, writer, target, opts.moves, opts);
-  await writer.flush();
+  try {
+    // Workers end when the queue is momentarily empty; loop until no worker found more work.
+    while (queue.length > 0) await runWorkers(DIR_CONCURRENCY, worker);
+    if (opts.moves) settleMoves(repo, writer, target, opts.moves, opts);
+    await writer.flush();
+  } finally {
+    writer.close();
+  }
 }
 
 async function syncDir(

@@ -35,6 +35,9 @@ export type FolderProgress = Partial<
   >
 >;
 
+/** The automatic checkpoint threshold (pages) while scans write: a safety net, never reached when they keep up. */
+const SCAN_AUTOCHECKPOINT = 20_000;
+
 /**
  * Queries of the watched-folders area. CRUD goes through drizzle; the scan
  * path uses prepared better-sqlite3 statements, since it runs hundreds of
@@ -110,6 +113,8 @@ export function createWatchedRepo(db: Db) {
      select rowid, name || '  ', case when type = 'directory' then path || '  ' else '' end
      from files where rowid in (select value from json_each(?))`,
   );
+  let holders = 0;
+  let savedAutoCheckpoint = 1000;
   /** Rowids inserted in the running bulk transaction and not yet in the search index; undefined outside one. */
   let unindexed: number[] | undefined;
   /** Indexes the rows inserted so far; runs before any change that fires the index's delete or update trigger. */
@@ -173,8 +178,27 @@ export function createWatchedRepo(db: Db) {
      * and the rest go on), so that SQLite's own checkpoint, which runs
      * inside the commit that grows the WAL past 1000 pages, rarely has to.
      */
-    checkpoint: () => {
-      c.pragma("wal_checkpoint(PASSIVE)");
+    checkpoint: (): number => {
+      const [r] = c.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
+      return r?.log ?? 0;
+    },
+    /**
+     * Raises this connection's automatic checkpoint threshold while scans
+     * write (they checkpoint on turns of their own, see batch-writer.ts), so
+     * that no commit of theirs carries one; the threshold comes back when
+     * the last writer releases it.
+     */
+    holdAutoCheckpoint: (): (() => void) => {
+      if (holders++ === 0) {
+        savedAutoCheckpoint = c.pragma("wal_autocheckpoint", { simple: true }) as number;
+        c.pragma(`wal_autocheckpoint = ${SCAN_AUTOCHECKPOINT}`);
+      }
+      let held = true;
+      return () => {
+        if (!held) return;
+        held = false;
+        if (--holders === 0) c.pragma(`wal_autocheckpoint = ${savedAutoCheckpoint}`);
+      };
     },
     /** Runs `fn` in one transaction (batches of scan writes). */
     transaction: <T>(fn: () => T): T => c.transaction(fn)(),
