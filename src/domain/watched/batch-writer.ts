@@ -92,6 +92,9 @@ export class BatchWriter {
   }
   private async write(all: boolean): Promise<void> {
     while (this.ops.length > 0 && (all || this.ops.length >= this.rowsPerTransaction())) {
+      // Each transaction on a turn of the loop of its own, never right after the caller's work on the
+      // same turn: a request then waits for one hold at most, not a walk step plus a transaction.
+      await yieldToLoop();
       const t0 = performance.now();
       const budget = this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
       const batch = this.ops.splice(0, this.rowsPerTransaction());
@@ -104,10 +107,10 @@ export class BatchWriter {
       if (i < batch.length) this.ops = batch.slice(i).concat(this.ops);
       this.stats.written += i;
       this.rowCost = this.rowCost * 0.7 + ((performance.now() - t0) / i) * 0.3;
-      await yieldToLoop();
       // Checkpoints run on turns of their own, not on top of a commit, every few transactions:
       // as many as wrote about CHECKPOINT_PAGES pages of WAL, going by the last checkpoint.
       if (++this.sinceCheckpoint >= this.checkpointEvery) {
+        await yieldToLoop();
         this.release ??= this.repo.holdAutoCheckpoint();
         const pages = this.repo.checkpoint();
         const perTransaction = pages / this.sinceCheckpoint;
@@ -116,7 +119,6 @@ export class BatchWriter {
           Math.min(8, Math.floor(CHECKPOINT_PAGES / Math.max(perTransaction, 1))),
         );
         this.sinceCheckpoint = 0;
-        await yieldToLoop();
       }
     }
   }
