@@ -49,9 +49,12 @@ export function createWatchedRepo(db: Db) {
     `select id, name, type, size, host_mtime_ms, is_offline, acl_id from files
      where organization_id = ? and parent_id = ? and is_deleted = 0`,
   );
+  // "(type = 'directory') = 1" is files_children_idx's own key (migration 0013): the index finds the
+  // directories alone, where "type = 'directory'" read every child's row to check it (a rescan does
+  // this once per directory: 1M row reads over a 1M-file tree).
   const childDirs = c.prepare<[string, string], IndexedChild>(
     `select id, name, type, size, host_mtime_ms, is_offline, acl_id from files
-     where organization_id = ? and parent_id = ? and is_deleted = 0 and type = 'directory'`,
+     where organization_id = ? and parent_id = ? and is_deleted = 0 and (type = 'directory') = 1`,
   );
   const byRel = c.prepare<[string, string], { id: string; path: string; type: string; acl: string | null }>(
     "select id, path, type, acl_id as acl from files where watched_folder_id = ? and host_rel_path = ? and is_deleted = 0",
