@@ -105,3 +105,50 @@ function write(out: Writable, chunk: Buffer): Promise<void> {
     out.write(chunk, (err) => (err ? reject(err) : resolve()));
   });
 }
+
+/**
+ * The bytes `start..end` (inclusive) of a file as pieces of at most
+ * `piece` bytes, read ahead into the two pooled buffers: the next read runs
+ * while the consumer handles the current piece. A piece is valid only until
+ * the next one is asked for (its buffer is then refilled), so the consumer
+ * must copy or send it first: an RPC stream serializes each message before
+ * pulling the next. The file is released when the iteration ends, early or
+ * not. For message streams (RPC downloads), where a ReadStream allocated a
+ * fresh buffer per read and kept one read in flight at most.
+ */
+export async function* filePieces(
+  file: ReadableFile,
+  start: number,
+  end: number,
+  piece: number,
+): AsyncGenerator<Buffer> {
+  const buffers = [takeBuffer(), takeBuffer()];
+  const readInto = (i: number, pos: number) =>
+    readAt(file.fd, buffers[i] as Buffer, Math.min(CHUNK, end - pos + 1), pos).then((n) => {
+      if (n === 0) throw new Error("file shorter than expected");
+      return n;
+    });
+  let done = false;
+  let pending: Promise<number> | undefined;
+  try {
+    let pos = start;
+    let i = 0;
+    pending = pos <= end ? readInto(i, pos) : undefined;
+    while (pending) {
+      const n = await pending;
+      pending = undefined;
+      const buf = (buffers[i] as Buffer).subarray(0, n);
+      pos += n;
+      // Read ahead into the other buffer, whose pieces have all been consumed.
+      if (pos <= end) pending = readInto(i ^ 1, pos);
+      for (let at = 0; at < n; at += piece) yield buf.subarray(at, Math.min(n, at + piece));
+      i ^= 1;
+    }
+    done = true;
+  } finally {
+    if (pending) await pending.catch(() => {});
+    file.release();
+    // After a consumer that stopped early, a piece may still be referenced: let the collector have them.
+    if (done) for (const b of buffers) giveBack(b);
+  }
+}

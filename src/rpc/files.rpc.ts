@@ -2,6 +2,8 @@ import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import type { FileService, UploadFileRequest } from "../gen/attic/v1/file_pb.ts";
+import { filePieces } from "../platform/file-pump.ts";
+import { openForRead } from "../platform/open-files.ts";
 import { actorOf } from "./call-context.ts";
 import { filesPageToProto, fileToProto, pageFromProto } from "./convert.ts";
 
@@ -64,16 +66,12 @@ export function filesRpc(ctx: AppContext): Partial<ServiceImpl<typeof FileServic
       const content = await files().openContent(actor, req.id);
       files().countDownload("rpc");
       yield { data: { case: "metadata", value: fileToProto(file) } };
-      // The read stream stays paused until the next message is pulled: backpressure end to end.
-      const stream = content.stream();
-      try {
-        for await (const read of stream as AsyncIterable<Buffer>) {
-          for (let at = 0; at < read.length; at += DOWNLOAD_CHUNK_BYTES) {
-            yield { data: { case: "chunk", value: read.subarray(at, at + DOWNLOAD_CHUNK_BYTES) } };
-          }
-        }
-      } finally {
-        stream.destroy();
+      if (content.size === 0) return;
+      // Nothing is read beyond the piece ahead until the next message is pulled: backpressure end to end.
+      // Each piece is serialized before the next is asked for, as filePieces requires.
+      const opened = await openForRead(content.path, { reuse: content.immutable });
+      for await (const piece of filePieces(opened, 0, content.size - 1, DOWNLOAD_CHUNK_BYTES)) {
+        yield { data: { case: "chunk", value: piece } };
       }
     },
 
