@@ -27,6 +27,18 @@ async function curlGet(url: string, headers: string[], expectBytes: number): Pro
   return Number(speed) / 1048576;
 }
 
+/** One DownloadFile through scripts/bench/rpc-download.ts pinned to the client CPU; MiB/s after checking the size. */
+async function rpcGet(a: AtticProcess, id: string, httpVersion: "2" | "1.1"): Promise<number> {
+  const script = join(import.meta.dirname, "rpc-download.ts");
+  const r = await run(process.execPath, [script, a.url, a.token, id, httpVersion], {
+    cpu: CLI_CPU,
+    timeoutMs: 300_000,
+  });
+  const [bytes, seconds] = r.stdout.trim().split(" ").map(Number);
+  if (bytes !== GiB) throw new Error(`RPC download gave ${bytes} bytes: ${r.stderr}`);
+  return GiB / 1048576 / (seconds as number);
+}
+
 /** The Attic URL that answers a Range request with 206 (download first, then stream), if any. */
 async function rangeUrl(a: AtticProcess, id: string): Promise<string | undefined> {
   for (const kind of ["download", "stream"]) {
@@ -65,6 +77,33 @@ export async function downloadBench(): Promise<Figure[]> {
       const figures = [
         mk("curl GET 1 GiB (warm, 1 conn)", "MiB/s", full.attic, full.ref, a, `median of ${RUNS}`),
       ];
+      // RPC against REST on the same server and file: FileService.DownloadFile, Connect binary.
+      const rpc = { h2: [] as number[], h1: [] as number[], rest: [] as number[] };
+      for (let i = 0; i < RUNS; i++) {
+        rpc.h2.push(await rpcGet(a, file.id, "2"));
+        rpc.h1.push(await rpcGet(a, file.id, "1.1"));
+        rpc.rest.push(await curlGet(atticUrl, [`Authorization: ${auth}`], GiB));
+      }
+      for (const [label, samples] of [
+        ["HTTP/2", rpc.h2],
+        ["HTTP/1.1", rpc.h1],
+      ] as const) {
+        figures.push(
+          figure({
+            benchmark: "download",
+            metric: `RPC DownloadFile 1 GiB, Connect binary over ${label}`,
+            unit: "MiB/s",
+            attic: median(samples),
+            reference: median(rpc.rest),
+            referenceName: "REST download, same server (curl)",
+            higherIsBetter: true,
+            atticPeakRssMiB: a.peakRssMiB(),
+            atticSamples: samples,
+            referenceSamples: rpc.rest,
+            note: `median of ${RUNS}; client: scripts/bench/rpc-download.ts (Node, connect-node)`,
+          }),
+        );
+      }
       const ranged = await rangeUrl(a, file.id);
       if (!ranged) {
         say("download: no Attic endpoint answers Range with 206 yet; range figures skipped");
