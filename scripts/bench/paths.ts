@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REF_TOKEN } from "./hono-ref.ts";
-import { type AtticProcess, startAttic, uploadWithCurl, WORK } from "./lib/attic.ts";
+import { startAttic, uploadWithCurl, WORK } from "./lib/attic.ts";
 import { warm } from "./lib/data.ts";
 import { startNginx } from "./lib/nginx.ts";
 import { freePort, pinned, SRV_CPU, stopChild, waitPort } from "./lib/proc.ts";
