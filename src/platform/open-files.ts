@@ -18,7 +18,12 @@ interface Kept {
 }
 
 const kept = new Map<string, Kept>();
-const opening = new Map<string, Promise<Kept>>();
+/** Opens under way, with how many callers wait for each. */
+interface Opening {
+  promise: Promise<Kept>;
+  waiters: number;
+}
+const opening = new Map<string, Opening>();
 let sweeper: NodeJS.Timeout | undefined;
 
 const ignore = () => {};
@@ -46,14 +51,21 @@ export async function openForRead(path: string, opts: { reuse: boolean }): Promi
       },
     };
   }
-  let entry = kept.get(path);
-  if (!entry) {
-    let pending = opening.get(path);
-    if (!pending) {
-      pending = openFd(path).then(
+  const known = kept.get(path);
+  if (known) {
+    known.refs++;
+    return handleOf(known);
+  }
+  let op = opening.get(path);
+  if (!op) {
+    const started: Opening = {
+      waiters: 0,
+      promise: openFd(path).then(
         (fd) => {
           opening.delete(path);
-          const k: Kept = { fd, refs: 0, idleSince: Date.now() };
+          // Every caller waiting for this open already holds it: the file is never idle between
+          // its open and its first reads, so the bound below cannot close it under them.
+          const k: Kept = { fd, refs: started.waiters, idleSince: Date.now() };
           kept.set(path, k);
           if (kept.size > MAX_KEPT) closeIdle(0);
           sweeper ??= setInterval(() => closeIdle(IDLE_MS), IDLE_MS).unref();
@@ -63,13 +75,17 @@ export async function openForRead(path: string, opts: { reuse: boolean }): Promi
           opening.delete(path);
           throw err;
         },
-      );
-      opening.set(path, pending);
-    }
-    entry = await pending;
+      ),
+    };
+    op = started;
+    opening.set(path, op);
   }
-  const k = entry;
-  k.refs++;
+  op.waiters++;
+  return handleOf(await op.promise);
+}
+
+/** A hold on `k`, already counted in its refs. */
+function handleOf(k: Kept): ReadableFile {
   let held = true;
   return {
     fd: k.fd,
