@@ -111,6 +111,13 @@ describe("serving watched files from the host, and rescans (live watching off)",
     expect([back.status, back.text]).toEqual([200, "hello from the host"]);
     const health = await s.api("GET", "/health");
     expect(health.body.details.watched_folders).toMatchObject({ status: "degraded" });
-    expect(health.body.details.watched_folders.message).toMatch(/Host: polling/);
+    // Live watching is off here: every folder polls.
+    expect(health.body.details.watched_folders.message).toBe("watched folders not live: 2 polling");
+    // Anyone may read /health: ids and states, no folder names, host paths or error texts.
+    expect(health.body.details.watched_folders.folders).toContainEqual({ id: folderId, status: "polling" });
+    for (const f of health.body.details.watched_folders.folders)
+      expect(Object.keys(f).sort()).toEqual(["id", "status"]);
+    expect(health.text).not.toContain("Host");
+    expect(health.text).not.toContain(root);
   });
 });

@@ -1,3 +1,4 @@
+import type { z } from "@hono/zod-openapi";
 import type { Db } from "../../db/client.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import { type Access, aclCondition } from "../access/access.ts";
@@ -5,17 +6,15 @@ import { type Actor, requirePermission } from "../actor.ts";
 import { type FileDto, toFileDtos } from "../files/files.dto.ts";
 import { parseInput } from "../parse-input.ts";
 import { createSearchRepo, DEFAULT_PLAN, type Scope, type SearchPlanOptions } from "./search.repo.ts";
-import { SearchInputSchema, type SearchSpec, toSearchSpec } from "./search.schemas.ts";
+import {
+  SearchInputSchema,
+  type SearchResultSchema,
+  type SearchSpec,
+  toSearchSpec,
+} from "./search.schemas.ts";
 
-/** One page of search results (docs/api.md's SearchResult). */
-export interface SearchResult {
-  files: FileDto[];
-  total: number;
-  /** 1-based page of `offset` at `page_size` results per page. */
-  page: number;
-  page_size: number;
-  total_pages: number;
-}
+/** One page of search results: the shape of SearchResultSchema, the one source of it (docs/api.md). */
+export type SearchResult = z.output<typeof SearchResultSchema>;
 
 /** Which adapter asked, for `attic_search_queries_total{transport}`. */
 export type SearchTransport = "rest" | "rpc";

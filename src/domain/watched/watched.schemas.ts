@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { GrantInput, MAX_GRANTS } from "../access/grants.schemas.ts";
+import { pageQuery } from "../page.schemas.ts";
 
 const Id = z.string().min(1).max(64);
 
@@ -43,10 +44,7 @@ export const ScanInput = z
   })
   .openapi("ScanRequest");
 
-export const ListFilesInput = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(50),
-  offset: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(0),
-});
+export const ListFilesInput = pageQuery(1000);
 
 export const WatchedFolderSchema = z
   .object({

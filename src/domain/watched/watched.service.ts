@@ -238,14 +238,20 @@ export function createWatchedService(deps: WatchedDeps) {
     /** Scans every folder and starts watching (server start). */
     start: () => runtime.startAll(),
     close: () => runtime.close(),
-    /** For /health: degraded while any folder polls, is offline or failed, naming them. */
+    /**
+     * For /health, which anyone may read: degraded while any folder polls,
+     * is offline or failed, with ids and states only. Names, host paths and
+     * error texts are for signed-in admins (GET /watched-folders).
+     */
     health(): HealthCheck {
       const troubled = runtime.statuses().filter((s) => ["polling", "offline", "error"].includes(s.status));
       if (troubled.length === 0) return { status: "ok", folders: runtime.statuses().length };
+      const counts = new Map<string, number>();
+      for (const t of troubled) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
       return {
         status: "degraded",
-        message: troubled.map((t) => `${repo.getById(t.id)?.name ?? t.id}: ${t.status}`).join("; "),
-        folders: troubled.map((t) => ({ id: t.id, status: t.status, message: t.message })),
+        message: `watched folders not live: ${[...counts].map(([state, n]) => `${n} ${state}`).join(", ")}`,
+        folders: troubled.map((t) => ({ id: t.id, status: t.status })),
       };
     },
   };
