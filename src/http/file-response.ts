@@ -6,7 +6,6 @@ import { AppError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { pumpFile } from "../platform/file-pump.ts";
 import { openForRead, type ReadableFile } from "../platform/open-files.ts";
-import { readSmallImmutable, SMALL_FILE_MAX } from "../platform/small-files.ts";
 import type { Ctx } from "./env.ts";
 import { errorResponse } from "./on-error.ts";
 
@@ -121,24 +120,6 @@ export async function writeContent(
   part: { start: number; end: number },
   log: Logger | undefined,
 ): Promise<AppError | undefined> {
-  if (content.immutable && content.size <= SMALL_FILE_MAX) {
-    // A small blob whole from memory: no read through the thread pool once it is warm.
-    let bytes: Buffer;
-    try {
-      const r = readSmallImmutable(content.path, content.size);
-      bytes = r instanceof Buffer ? r : await r;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT" || code === "ENOTDIR")
-        return new AppError("FILE_NOT_FOUND", "the stored content is missing");
-      throw err;
-    }
-    if (bytes.length !== content.size)
-      throw new Error(`stored content of ${content.row.id} has the wrong size`);
-    out.writeHead(status, head);
-    out.end(bytes.subarray(part.start, part.end + 1));
-    return undefined;
-  }
   let file: ReadableFile;
   try {
     file = await openForRead(content.path, { reuse: content.immutable });
