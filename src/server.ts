@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import type { ServerResponse } from "node:http";
 import { join, resolve } from "node:path";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { getRequestListener } from "@hono/node-server";
@@ -42,6 +43,7 @@ import { withSecurityHeaders } from "./platform/security-headers.ts";
 import { createWorkDir } from "./platform/work-dir.ts";
 import { rpcContextValues } from "./rpc/call-context.ts";
 import { withRpcCors } from "./rpc/cors.ts";
+import { rpcDownloadHotPath } from "./rpc/download-hot-path.ts";
 import { rpcRoutes } from "./rpc/routes.ts";
 import { VERSION } from "./version.ts";
 
@@ -201,9 +203,10 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     fallback: getRequestListener(app.fetch, { overrideGlobalObjects: false }) as never,
   }) as Handler;
   const hot = hotPaths(ctx, limits);
+  const rpcHot = rpcDownloadHotPath(ctx, limits);
   const secured = withSecurityHeaders(
     withRpcCors(cfg.server.cors_origins, (req, res) => {
-      if (!hot(req, res)) rpcAndRest(req, res);
+      if (!hot(req, res) && !rpcHot(req, res as ServerResponse)) rpcAndRest(req, res);
     }),
   );
   const handler: Handler = (req, res) => {

@@ -152,3 +152,55 @@ export async function* filePieces(
     if (done) for (const b of buffers) giveBack(b);
   }
 }
+
+/**
+ * Copies bytes `start..end` of a file into `out` as pieces of at most
+ * `piece` bytes, each written after the bytes `frame(length)` returns (a
+ * message envelope): the file's bytes go from the pooled read buffers to the
+ * socket without a copy. Like pumpFile, a buffer is refilled only once its
+ * last write completed; rejects when `out` goes away first. Does not end
+ * `out` (a trailer may follow). The file is released either way.
+ */
+export async function pumpFramed(
+  file: ReadableFile,
+  start: number,
+  end: number,
+  out: Writable,
+  piece: number,
+  frame: (length: number) => Uint8Array,
+): Promise<void> {
+  let onClose = () => {};
+  const closed = new Promise<never>((_, reject) => {
+    onClose = () => reject(new Error("response closed"));
+  });
+  closed.catch(() => {});
+  out.once("close", onClose);
+  const buffers = [takeBuffer(), takeBuffer()];
+  const inFlight: (Promise<void> | undefined)[] = [undefined, undefined];
+  let clean = false;
+  try {
+    for (let pos = start, i = 0; pos <= end; i ^= 1) {
+      await Promise.race([inFlight[i], closed]);
+      if (out.destroyed) throw new Error("response closed");
+      const buf = buffers[i] as Buffer;
+      const n = await readAt(file.fd, buf, Math.min(CHUNK, end - pos + 1), pos);
+      if (n === 0) throw new Error("file shorter than expected");
+      pos += n;
+      let last: Promise<void> | undefined;
+      for (let at = 0; at < n; at += piece) {
+        const part = buf.subarray(at, Math.min(n, at + piece));
+        out.write(frame(part.length));
+        last = write(out, part);
+        last.catch(() => {});
+      }
+      inFlight[i] = last;
+    }
+    await Promise.race([Promise.all(inFlight), closed]);
+    clean = true;
+  } finally {
+    out.off("close", onClose);
+    file.release();
+    // After a failure a write may still hold a buffer: let the collector have them.
+    if (clean) for (const b of buffers) giveBack(b);
+  }
+}
