@@ -16,10 +16,11 @@ type Req = IncomingMessage | Http2ServerRequest;
 type Res = ServerResponse | Http2ServerResponse;
 
 /** The routes taken here, with the route label the router's request log gives them. */
-type Hot =
+type Hot = { path: string } & (
   | { route: "/api/v1/files"; query: Record<string, string> }
   | { route: "/api/v1/files/:id"; id: string }
-  | { route: "/api/v1/files/:id/download" | "/api/v1/files/:id/stream"; id: string; st?: string };
+  | { route: "/api/v1/files/:id/download" | "/api/v1/files/:id/stream"; id: string; st?: string }
+);
 
 const FILES = "/api/v1/files";
 const ONE = /^\/api\/v1\/files\/([0-9a-fA-F-]{36})(\/download|\/stream)?$/;
@@ -60,14 +61,15 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
           query[k] = v;
         }
       }
-      return { route: FILES, query };
+      return { path, route: FILES, query };
     }
     const m = ONE.exec(path);
     if (!m || !isId(m[1]!)) return undefined;
-    if (!m[2]) return { route: "/api/v1/files/:id", id: m[1]! };
+    if (!m[2]) return { path, route: "/api/v1/files/:id", id: m[1]! };
     const st = params?.getAll("st");
     if (st && st.length > 1) return undefined;
     return {
+      path,
       route: m[2] === "/download" ? "/api/v1/files/:id/download" : "/api/v1/files/:id/stream",
       id: m[1]!,
       ...(st?.length ? { st: st[0] } : {}),
@@ -148,11 +150,11 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
         if (refused) return fail(refused);
         requirePermission(actor, "file:read");
       }
-      if (hot.route === FILES || hot.route === "/api/v1/files/:id") {
-        if (hot.route === "/api/v1/files/:id") {
-          sendJson(req, res, 200, head, JSON.stringify(files.get(actor, hot.id)));
-          return;
-        }
+      if (hot.route === "/api/v1/files/:id") {
+        sendJson(req, res, 200, head, JSON.stringify(files.get(actor, hot.id)));
+        return;
+      }
+      if (hot.route === FILES) {
         // A page is the same object until the database changes (page-cache.ts): encode it once.
         const page = files.list(actor, listQuery);
         let body = encoded.get(page);
@@ -163,13 +165,12 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
         sendJson(req, res, 200, head, body);
         return;
       }
-      const id = (hot as { id: string }).id;
-      const opened =
-        hot.route === "/api/v1/files/:id/download"
-          ? await files.openContent(actor, id, { verify: false })
-          : await files.openMedia(actor, id, { verify: false });
-      files.countDownload(hot.route === "/api/v1/files/:id/download" ? "download" : "stream");
-      const disposition = hot.route === "/api/v1/files/:id/download" ? "attachment" : "inline";
+      const download = hot.route === "/api/v1/files/:id/download";
+      const opened = download
+        ? await files.openContent(actor, hot.id, { verify: false })
+        : await files.openMedia(actor, hot.id, { verify: false });
+      files.countDownload(download ? "download" : "stream");
+      const disposition = download ? "attachment" : "inline";
       const plan = planContent((n) => h[n] as string | undefined, req.method ?? "GET", opened, disposition);
       if (plan.kind === "error") return fail(plan.error, plan.headers);
       status = plan.status;
@@ -203,7 +204,7 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
         req_id: requestId,
         method: req.method,
         route: hot.route,
-        path: url(req),
+        path: hot.path,
         status,
         ms: Math.round(seconds * 1000 * 10) / 10,
         user: actor?.userId,
@@ -212,13 +213,6 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
       else ctx.log.info(line, "request");
     }
   }
-}
-
-/** The request's path without its query, as the router's log line gives it. */
-function url(req: Req): string {
-  const u = req.url ?? "";
-  const q = u.indexOf("?");
-  return q < 0 ? u : u.slice(0, q);
 }
 
 /** A JSON answer with its length; HEAD gets the head alone. */

@@ -17,35 +17,57 @@ const CHUNK = 256 * 1024;
 export async function pumpFile(file: ReadableFile, start: number, end: number, out: Writable): Promise<void> {
   const length = end - start + 1;
   if (length <= CHUNK) return pumpOnce(file, start, length, out);
-  // A client that leaves may never complete a pending write: stop waiting when the response closes.
+  await pumpFramed(file, start, end, out, CHUNK);
+  await new Promise<void>((resolve) => out.end(resolve));
+}
+
+/**
+ * Copies bytes `start..end` of a file into `out` through the two pooled
+ * buffers, as pieces of at most `piece` bytes, each after the bytes
+ * `frame(length)` returns when given (a message envelope: an RPC stream's
+ * bytes go from the read buffers to the socket without a copy). A buffer is
+ * refilled only once its last write completed; resolves when every write
+ * has, rejects when `out` goes away first (a client that leaves may never
+ * complete a pending write). Releases the file either way; does not end
+ * `out` (pumpFile does; a trailer may follow a framed stream).
+ */
+export async function pumpFramed(
+  file: ReadableFile,
+  start: number,
+  end: number,
+  out: Writable,
+  piece: number,
+  frame?: (length: number) => Uint8Array,
+): Promise<void> {
   let onClose = () => {};
   const closed = new Promise<never>((_, reject) => {
     onClose = () => reject(new Error("response closed"));
   });
   closed.catch(() => {});
   out.once("close", onClose);
+  const buffers = [takeBuffer(), takeBuffer()];
+  const inFlight: (Promise<void> | undefined)[] = [undefined, undefined];
   try {
-    const size = CHUNK;
-    const buffers = [takeBuffer(), takeBuffer()];
-    const inFlight: (Promise<void> | undefined)[] = [undefined, undefined];
-    let pos = start;
-    for (let i = 0; pos <= end; i ^= 1) {
+    for (let pos = start, i = 0; pos <= end; i ^= 1) {
       await Promise.race([inFlight[i], closed]); // this buffer's last write must be done before refilling it
       if (out.destroyed) throw new Error("response closed");
       const buf = buffers[i] as Buffer;
-      const bytesRead = await readAt(file.fd, buf, Math.min(size, end - pos + 1), pos);
-      if (bytesRead === 0) throw new Error("file shorter than expected");
-      pos += bytesRead;
-      const pending = write(out, buf.subarray(0, bytesRead));
-      pending.catch(() => {}); // observed through the race above; never an unhandled rejection
-      inFlight[i] = pending;
+      const n = await readAt(file.fd, buf, Math.min(CHUNK, end - pos + 1), pos);
+      if (n === 0) throw new Error("file shorter than expected");
+      pos += n;
+      let last: Promise<void> | undefined;
+      for (let at = 0; at < n; at += piece) {
+        const part = buf.subarray(at, Math.min(n, at + piece));
+        if (frame) out.write(frame(part.length));
+        last = write(out, part);
+        last.catch(() => {}); // observed through the race above; never an unhandled rejection
+      }
+      inFlight[i] = last;
     }
     await Promise.race([Promise.all(inFlight), closed]);
     // Every write has completed: nothing refers to the buffers any more. (After a failure they are
     // left to the collector: a write the socket never finished may still hold one.)
     for (const b of buffers) giveBack(b);
-    out.off("close", onClose);
-    await new Promise<void>((resolve) => out.end(resolve));
   } finally {
     out.off("close", onClose);
     file.release();
@@ -150,57 +172,5 @@ export async function* filePieces(
     file.release();
     // After a consumer that stopped early, a piece may still be referenced: let the collector have them.
     if (done) for (const b of buffers) giveBack(b);
-  }
-}
-
-/**
- * Copies bytes `start..end` of a file into `out` as pieces of at most
- * `piece` bytes, each written after the bytes `frame(length)` returns (a
- * message envelope): the file's bytes go from the pooled read buffers to the
- * socket without a copy. Like pumpFile, a buffer is refilled only once its
- * last write completed; rejects when `out` goes away first. Does not end
- * `out` (a trailer may follow). The file is released either way.
- */
-export async function pumpFramed(
-  file: ReadableFile,
-  start: number,
-  end: number,
-  out: Writable,
-  piece: number,
-  frame: (length: number) => Uint8Array,
-): Promise<void> {
-  let onClose = () => {};
-  const closed = new Promise<never>((_, reject) => {
-    onClose = () => reject(new Error("response closed"));
-  });
-  closed.catch(() => {});
-  out.once("close", onClose);
-  const buffers = [takeBuffer(), takeBuffer()];
-  const inFlight: (Promise<void> | undefined)[] = [undefined, undefined];
-  let clean = false;
-  try {
-    for (let pos = start, i = 0; pos <= end; i ^= 1) {
-      await Promise.race([inFlight[i], closed]);
-      if (out.destroyed) throw new Error("response closed");
-      const buf = buffers[i] as Buffer;
-      const n = await readAt(file.fd, buf, Math.min(CHUNK, end - pos + 1), pos);
-      if (n === 0) throw new Error("file shorter than expected");
-      pos += n;
-      let last: Promise<void> | undefined;
-      for (let at = 0; at < n; at += piece) {
-        const part = buf.subarray(at, Math.min(n, at + piece));
-        out.write(frame(part.length));
-        last = write(out, part);
-        last.catch(() => {});
-      }
-      inFlight[i] = last;
-    }
-    await Promise.race([Promise.all(inFlight), closed]);
-    clean = true;
-  } finally {
-    out.off("close", onClose);
-    file.release();
-    // After a failure a write may still hold a buffer: let the collector have them.
-    if (clean) for (const b of buffers) giveBack(b);
   }
 }

@@ -10,10 +10,11 @@ import { DownloadFileRequestSchema, DownloadFileResponseSchema } from "../gen/at
 import { resolveClientIp } from "../platform/client-ip.ts";
 import { pumpFramed } from "../platform/file-pump.ts";
 import { openForRead } from "../platform/open-files.ts";
-import { countRequest, type RateLimits } from "../platform/rate-limiter.ts";
+import type { RateLimits } from "../platform/rate-limiter.ts";
 import { requestIdOf } from "../platform/request-id.ts";
 import { toConnectError } from "./connect-error.ts";
 import { fileToProto } from "./convert.ts";
+import { codeName, hit, recordCall } from "./interceptors.ts";
 
 const PATH = "/attic.v1.FileService/DownloadFile";
 const PROCEDURE = "attic.v1.FileService/DownloadFile";
@@ -48,19 +49,16 @@ function endStream(error: ConnectError | undefined): Uint8Array {
   return encodeEnvelope(endStreamFlag, new TextEncoder().encode(JSON.stringify(json)));
 }
 
-/** Lowercase Connect code name, as the observe interceptor labels calls. */
-const codeName = (code: Code) => Code[code].replace(/[A-Z]/g, (c, i) => (i ? "_" : "") + c.toLowerCase());
-
 /**
  * FileService.DownloadFile over the Connect protocol (binary, uncompressed),
  * with each chunk written from the pooled read buffers behind its own frame
  * header: Connect's generic path serializes every 64 KiB message twice
  * (protobuf, then envelope), and a fifth of its time went to collecting
  * those copies. The same steps as the router's interceptors and method, in
- * their order (request id, authenticate, the per-user limit, the id check,
- * files.get and openContent with organization scoping and folder grants,
- * the error table through toConnectError, the metric and log line), and the
- * same bytes on the wire. gRPC, gRPC-Web, JSON, compressed requests and
+ * their order and from the same functions (request id, authenticate, the
+ * per-address and per-user limits, files.get and openContent with
+ * organization scoping and folder grants, toConnectError, recordCall), and
+ * the same bytes on the wire. gRPC, gRPC-Web, JSON, compressed requests and
  * cross-origin calls go to the router. test/rpc/download-hot-path.test.ts
  * compares both paths message by message.
  */
@@ -86,25 +84,14 @@ export function rpcDownloadHotPath(
     const requestId = requestIdOf(h["x-request-id"] as string | undefined);
     const head: Record<string, string> = { "content-type": CONTENT_TYPE, "x-request-id": requestId };
     let userId: string | undefined;
-    const done = (code: string) => {
-      ctx.metrics.rpcRequests.inc({ procedure: PROCEDURE, code });
-      const line = {
-        procedure: PROCEDURE,
-        code,
-        ms: Math.round((performance.now() - start) * 10) / 10,
-        user: userId,
-        req_id: requestId,
-      };
-      if (code === "internal" || code === "unknown") ctx.log.error(line, "rpc failed");
-      else ctx.log.info(line, "rpc");
-    };
+    const done = (code: string) => recordCall(ctx, { procedure: PROCEDURE, code, start, requestId, userId });
     // As the router: an error before the method (authentication, limits) carries the request id in
     // its metadata; one from the method's stream does not (the id is already in the head).
     let inMethod = false;
     const fail = (err: unknown) => {
       const mapped = toConnectError(err, ctx.log);
       if (!inMethod) mapped.metadata.set("X-Request-Id", requestId);
-      done(codeName(mapped.code));
+      done(codeName(mapped));
       if (res.headersSent) {
         res.end(endStream(mapped));
         return;
@@ -130,31 +117,19 @@ export function rpcDownloadHotPath(
       try {
         actor = await authenticate(ctx.services.auth, { get: (n) => h[n] as string | undefined });
       } catch (err) {
+        // As authInterceptor: a failed credential costs the address.
         if (limited) {
           const ip = resolveClientIp(
             req.socket?.remoteAddress,
             h["x-forwarded-for"],
             ctx.cfg.server.trust_proxy,
           );
-          const counted = countRequest(limits.ip, ctx.metrics, "global", ip);
-          if (counted.refused) {
-            const refusal = toConnectError(counted.refused, ctx.log);
-            for (const [k, v] of Object.entries(counted.headers)) refusal.metadata.set(k, v);
-            throw refusal;
-          }
+          hit(ctx, "global", limits.ip, ip);
         }
         throw err;
       }
       userId = actor.userId;
-      if (limited) {
-        const counted = countRequest(limits.user, ctx.metrics, "user", actor.userId);
-        if (counted.refused) {
-          const refusal = toConnectError(counted.refused, ctx.log);
-          for (const [k, v] of Object.entries(counted.headers)) refusal.metadata.set(k, v);
-          throw refusal;
-        }
-        Object.assign(head, counted.headers);
-      }
+      if (limited) Object.assign(head, hit(ctx, "user", limits.user, actor.userId));
       // No id check here: the router's applies to unary calls only, and a malformed id is not_found.
       inMethod = true;
       const files = ctx.services.files;

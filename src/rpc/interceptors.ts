@@ -13,9 +13,30 @@ type AnyResponse = Awaited<ReturnType<Parameters<Interceptor>[0]>>;
 const procedureOf = (req: AnyRequest) => `${req.service.typeName}/${req.method.name}`;
 
 /** The lowercase Connect code name of an error, as in Connect JSON (`not_found`). */
-function codeName(err: unknown): string {
+export function codeName(err: unknown): string {
   const code = err instanceof ConnectError ? err.code : Code.Internal;
   return Code[code].replace(/[A-Z]/g, (c, i) => (i ? "_" : "") + c.toLowerCase());
+}
+
+/**
+ * The end of one call: counted in `attic_rpc_requests_total` by procedure
+ * and code, and one log line (never headers or messages). For the
+ * interceptor and for calls answered outside the router (download-hot-path.ts).
+ */
+export function recordCall(
+  ctx: AppContext,
+  call: { procedure: string; code: string; start: number; requestId: string; userId: string | undefined },
+): void {
+  ctx.metrics.rpcRequests.inc({ procedure: call.procedure, code: call.code });
+  const line = {
+    procedure: call.procedure,
+    code: call.code,
+    ms: Math.round((performance.now() - call.start) * 10) / 10,
+    user: call.userId,
+    req_id: call.requestId,
+  };
+  if (call.code === "internal" || call.code === "unknown") ctx.log.error(line, "rpc failed");
+  else ctx.log.info(line, "rpc");
 }
 
 /**
@@ -49,18 +70,8 @@ export function observeInterceptor(ctx: AppContext): Interceptor {
     const start = performance.now();
     const procedure = procedureOf(req);
     const requestId = requestIdOf(req.header.get("x-request-id"));
-    const done = (code: string) => {
-      ctx.metrics.rpcRequests.inc({ procedure, code });
-      const line = {
-        procedure,
-        code,
-        ms: Math.round((performance.now() - start) * 10) / 10,
-        user: req.contextValues.get(kActor)?.userId,
-        req_id: requestId,
-      };
-      if (code === "internal" || code === "unknown") ctx.log.error(line, "rpc failed");
-      else ctx.log.info(line, "rpc");
-    };
+    const done = (code: string) =>
+      recordCall(ctx, { procedure, code, start, requestId, userId: req.contextValues.get(kActor)?.userId });
     let res: AnyResponse;
     try {
       res = await next(req);
@@ -84,7 +95,12 @@ export function observeInterceptor(ctx: AppContext): Interceptor {
  * the X-RateLimit-* headers as metadata) when over the limit, else answers
  * the headers for the response.
  */
-function hit(ctx: AppContext, name: string, limiter: RateLimiter, key: string): Record<string, string> {
+export function hit(
+  ctx: AppContext,
+  name: string,
+  limiter: RateLimiter,
+  key: string,
+): Record<string, string> {
   const { headers, refused } = countRequest(limiter, ctx.metrics, name, key);
   if (!refused) return headers;
   const err = toConnectError(refused, ctx.log);

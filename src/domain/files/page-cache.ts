@@ -31,12 +31,6 @@ export function createPageCache<T extends { files: readonly unknown[] }>(
       }
       const page = compute();
       if (page.files.length > maxRows) return page;
-      // compute() may itself have written (it does not today): only cache what is still current.
-      if (watch.changed()) {
-        pages.clear();
-        rows = 0;
-        return page;
-      }
       while (rows + page.files.length > maxRows && pages.size > 0) {
         const [oldest, p] = pages.entries().next().value as [string, T];
         pages.delete(oldest);
