@@ -1,4 +1,12 @@
-import { hash, verify } from "@node-rs/argon2";
+/**
+ * @node-rs/argon2 is loaded on first use: its native addon is dlopened then,
+ * not while the server starts (start-up evaluates no native code but SQLite's).
+ */
+let argon2: Promise<typeof import("@node-rs/argon2")> | undefined;
+const loadArgon2 = () => (argon2 ??= import("@node-rs/argon2"));
+type HashOptions = Parameters<typeof import("@node-rs/argon2").hash>[1];
+const hash = async (password: string, options: HashOptions) => (await loadArgon2()).hash(password, options);
+const verify = async (stored: string, password: string) => (await loadArgon2()).verify(stored, password);
 
 /** @node-rs/argon2's Algorithm.Argon2id (a const enum, so not importable as a value). */
 const ARGON2ID = 2;
