@@ -83,6 +83,7 @@ export function searchResultToProto(r: {
   page: number;
   page_size: number;
   total_pages: number;
+  total_is_estimate: boolean;
 }): MessageInitShape<typeof SearchResultSchema> {
   return {
     files: r.files.map(fileToProto),
@@ -90,6 +91,7 @@ export function searchResultToProto(r: {
     page: r.page,
     pageSize: r.page_size,
     totalPages: r.total_pages,
+    totalIsEstimate: r.total_is_estimate,
   };
 }
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SearchService } from "../../src/gen/attic/v1/search_pb.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { orgOfToken, seedOrgUser, seedTree } from "../helpers/tree-seed.ts";
+import { rpcClient } from "../rpc/clients.ts";
 
 // Files are seeded straight into the `files` table (test/helpers/tree-seed.ts):
 // the FTS index is kept by triggers on that table, whichever code writes it.
@@ -42,7 +44,13 @@ describe("GET /api/v1/search", () => {
   it("answers the SearchResult shape with File records", async () => {
     const r = await search("q=beach");
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ total: 1, page: 1, page_size: 50, total_pages: 1 });
+    expect(r.body).toMatchObject({
+      total: 1,
+      page: 1,
+      page_size: 50,
+      total_pages: 1,
+      total_is_estimate: false,
+    });
     expect(r.body.files[0]).toMatchObject({
       id: ids.get("/Photos/Holiday 2021/beach.jpg"),
       name: "beach.jpg",
@@ -222,6 +230,28 @@ describe("GET /api/v1/search", () => {
     expect(await names("q=secret")).toEqual([]);
     const theirs = await search("q=holiday%202019", other.token);
     expect(theirs.body.files.map((f: { name: string }) => f.name)).toEqual(["Holiday 2019", "secret.jpg"]);
+  });
+
+  it("estimates a large total, and says so over REST and RPC alike", async () => {
+    const big = await seedOrgUser(s, "big-library");
+    const entries = Array.from({ length: 7000 }, (_, i) => `/Big/${Math.floor(i / 50)}/photo ${i}.jpg`);
+    seedTree(s.server.ctx.db, big.orgId, entries);
+    const r = await search("q=photo&limit=10", big.token);
+    expect(r.status).toBe(200);
+    expect(r.body.files).toHaveLength(10);
+    expect(r.body.total_is_estimate).toBe(true);
+    // An estimate from a sample: near the 7000 matches, and never below what the page shows.
+    expect(r.body.total).toBeGreaterThan(5000);
+    expect(r.body.total).toBeLessThan(9000);
+    expect(r.body.total_pages).toBe(Math.ceil(r.body.total / 10));
+    const rpc = rpcClient(s.url, SearchService, big.token);
+    const { result } = await rpc.search({ query: { query: "photo", limit: 10 } });
+    expect(result?.totalIsEstimate).toBe(true);
+    expect(result?.total).toBe(BigInt(r.body.total));
+    expect(result?.files.map((f) => f.id)).toEqual(r.body.files.map((f: { id: string }) => f.id));
+    // A rare word's total stays exact.
+    const exact = await search("q=photo%206999", big.token);
+    expect(exact.body).toMatchObject({ total: 1, total_is_estimate: false });
   });
 
   it("counts attic_search_queries_total", async () => {

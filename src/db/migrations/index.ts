@@ -12,6 +12,7 @@ import m0011 from "./0011_search_index.ts";
 import m0012 from "./0012_files_acl_index.ts";
 import m0013 from "./0013_children_order_index.ts";
 import m0014 from "./0014_search_deferred_index.ts";
+import m0015 from "./0015_files_live_size_index.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   { id: 12, name: "files_acl_index", sql: m0012 },
   { id: 13, name: "children_order_index", sql: m0013 },
   { id: 14, name: "search_deferred_index", sql: m0014 },
+  { id: 15, name: "files_live_size_index", sql: m0015 },
 ];

@@ -175,20 +175,46 @@ export function searchFilter(organizationId: string, spec: SearchSpec, acl?: Sql
     const c = shortTermCondition("f.path", term);
     add(c.sql, ...c.params);
   }
+  // With FTS terms, "+" keeps the plan driven by the FTS index instead of files_path_idx.
+  const filters = rowFilters(spec, fts.length > 0);
+  if (filters.sql.length > 0) add(filters.sql.join(" AND "), ...filters.params);
+  if (acl) add(acl.sql, ...acl.params);
+  return { sql: `FROM ${from} WHERE ${where.join(" AND ")}`, params: [...fromParams, ...params] };
+}
+
+/** SQL conditions on `f`, ANDed, with their parameters. */
+export interface Conditions {
+  sql: string[];
+  params: unknown[];
+}
+
+/**
+ * The search's conditions other than its text and tags: path prefix, type,
+ * size and dates. `unindexed` keeps the path range and sizes off
+ * files_path_idx and files_live_size_idx ("+f.path") when another index
+ * drives the plan.
+ */
+export function rowFilters(spec: SearchSpec, unindexed: boolean): Conditions {
+  const out: Conditions = { sql: [], params: [] };
+  const add = (s: string, ...p: unknown[]) => {
+    out.sql.push(s);
+    out.params.push(...p);
+  };
   if (spec.path) {
     // The range [p, p + "0") can use files_path_idx; the OR keeps "/Photos" and "/Photos/…" but
-    // not "/Photos.bak". With FTS terms, "+" keeps the plan driven by the FTS index instead.
-    const col = fts.length > 0 ? "+f.path" : "f.path";
+    // not "/Photos.bak".
+    const col = unindexed ? "+f.path" : "f.path";
     add(`${col} >= ? AND ${col} < ?`, spec.path, `${spec.path}0`);
     add("(f.path = ? OR f.path >= ?)", spec.path, `${spec.path}/`);
   }
   if (spec.type) add("f.type = ?", spec.type);
-  if (spec.minSize !== undefined) add("f.size >= ?", spec.minSize);
-  if (spec.maxSize !== undefined) add("f.size <= ?", spec.maxSize);
+  // files_live_size_idx would otherwise tempt the planner to walk sizes and probe FTS row by row.
+  const size = unindexed ? "+f.size" : "f.size";
+  if (spec.minSize !== undefined) add(`${size} >= ?`, spec.minSize);
+  if (spec.maxSize !== undefined) add(`${size} <= ?`, spec.maxSize);
   if (spec.startDate) add("f.created_at >= ?", spec.startDate);
   if (spec.endDate) add("f.created_at <= ?", spec.endDate);
-  if (acl) add(acl.sql, ...acl.params);
-  return { sql: `FROM ${from} WHERE ${where.join(" AND ")}`, params: [...fromParams, ...params] };
+  return out;
 }
 
 /**

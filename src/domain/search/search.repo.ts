@@ -17,8 +17,10 @@ import {
   outsideRowsQuery,
   walkPageQuery,
 } from "./search.broad.ts";
-import { countQuery, type Expand, pageQuery, type Sql, splitTerms } from "./search.query.ts";
-import type { SearchSpec } from "./search.schemas.ts";
+import { denseEligible, sampledRowids, sampleQuery, sampleStarts, walkQuery } from "./search.dense.ts";
+import { rowMatcher, textTerms } from "./search.match.ts";
+import { countQuery, type Expand, MAX_TERMS, pageQuery, type Sql, splitTerms } from "./search.query.ts";
+import { EXACT_TOTAL_BOUND, type SearchSpec } from "./search.schemas.ts";
 
 /** Prepared statements kept per SQL text; a search has few distinct shapes. */
 const STATEMENT_CACHE_SIZE = 256;
@@ -41,6 +43,14 @@ export interface SearchPlanOptions {
   broadMaxWalk: number;
   /** Most deleted or other-organization rows its count may have to look at. */
   broadMaxOutside: number;
+  /** Whether the dense plan (search.dense.ts) may be used at all. */
+  dense: boolean;
+  /** Fewest matches in its sample for which it is considered (fewer make a poor estimate). */
+  denseMinHits: number;
+  /** Most rows its walk may expect to read for one page (each costs a row read and a test). */
+  denseMaxWalk: number;
+  /** Smallest estimated total for which it is used: below, totals are counted exactly. */
+  denseMinTotal: number;
 }
 
 export const DEFAULT_PLAN: SearchPlanOptions = {
@@ -48,6 +58,10 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   broadMinMatches: 2000,
   broadMaxWalk: 20_000,
   broadMaxOutside: 50_000,
+  dense: true,
+  denseMinHits: 16,
+  denseMaxWalk: 3000,
+  denseMinTotal: EXACT_TOTAL_BOUND,
 };
 
 /**
@@ -64,8 +78,10 @@ export interface Scope {
 export interface SearchPage {
   ids: string[];
   total: number;
+  /** True when `total` is the dense plan's estimate (above `denseMinTotal`); false when exact. */
+  estimated: boolean;
   /** Which plan answered (for logs and tests). */
-  plan: "general" | "broad";
+  plan: "general" | "broad" | "dense";
 }
 
 /** The search queries (SQL built by search.query.ts and search.broad.ts), with statements cached. */
@@ -147,6 +163,7 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
     const page = (total: number): SearchPage => ({
       ids: total > offset ? ids(walkPageQuery(org, spec, limit, offset, acl)) : [],
       total,
+      estimated: false,
       plan: "broad",
     });
     if (isBrowse(spec))
@@ -167,12 +184,69 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
     );
   };
 
+  type Candidate = [id: string, path: string, name: string, dir: number];
+  const candidates = (q: Sql): IterableIterator<Candidate> =>
+    prepared(q)
+      .raw(true)
+      .iterate(...q.params) as IterableIterator<Candidate>;
+
+  /**
+   * The dense plan's answer (search.dense.ts), or undefined when its sample
+   * says the matches are too few (their total is then counted exactly) or
+   * too sparse for a short walk.
+   */
+  const densePage = (
+    org: string,
+    spec: SearchSpec,
+    limit: number,
+    offset: number,
+    acl?: Sql,
+  ): SearchPage | undefined => {
+    const matches = rowMatcher(textTerms(spec.text, MAX_TERMS));
+    const test = (c: Candidate) => matches(c[1], c[2], c[3] === 1);
+    const maxRowid = number(maxRowidQuery);
+    const starts = sampleStarts(maxRowid);
+    let seen = 0;
+    let hits = 0;
+    // all(), not iterate(): a row handed over at once costs a third of one stepped to.
+    const sample = sampleQuery(org, spec, starts, acl);
+    for (const c of prepared(sample)
+      .raw(true)
+      .all(...sample.params) as Candidate[]) {
+      seen++;
+      if (test(c)) hits++;
+    }
+    const estimate = Math.round((hits * maxRowid) / Math.max(1, sampledRowids(starts, maxRowid)));
+    if (hits < plan.denseMinHits || estimate <= plan.denseMinTotal) return undefined;
+    const expectedWalk = ((offset + limit) * seen) / hits;
+    if (expectedWalk > plan.denseMaxWalk) return undefined;
+    // Matches may fall unevenly in this order (music's "01. …" names first): give up past a few
+    // times what the sample expects, and at twice the most allowed.
+    const budget = Math.min(2 * plan.denseMaxWalk, Math.max(4 * expectedWalk, 1000));
+    const found: string[] = [];
+    let walked = 0;
+    let matched = 0;
+    let complete = true;
+    for (const c of candidates(walkQuery(org, spec, acl))) {
+      if (++walked > budget) return undefined;
+      if (!test(c)) continue;
+      if (matched++ >= offset) found.push(c[0]);
+      if (found.length === limit) {
+        complete = false;
+        break;
+      }
+    }
+    if (complete) return { ids: found, total: matched, estimated: false, plan: "dense" };
+    return { ids: found, total: Math.max(estimate, offset + limit), estimated: true, plan: "dense" };
+  };
+
   return {
     /**
      * Ids of one window of matches, in the search's order, and the total
      * number of matches. The general plan counts in the same pass as it reads
      * the page (a window function); a window past the end falls back to a
-     * count. Broad text searches take the plan of search.broad.ts.
+     * count. Broad text searches take the plan of search.broad.ts, dense ones
+     * that of search.dense.ts (whose total may be an estimate).
      */
     page(
       organizationId: string,
@@ -182,15 +256,18 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
       scope?: Scope,
     ): SearchPage {
       const spec = resolved(input);
-      if (spec.terms?.none) return { ids: [], total: 0, plan: "general" };
+      if (spec.terms?.none) return { ids: [], total: 0, estimated: false, plan: "general" };
       const acl = scope?.acl;
+      const dense =
+        plan.dense && denseEligible(spec) ? densePage(organizationId, spec, limit, offset, acl) : undefined;
+      if (dense) return dense;
       const broad =
         plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset, scope) : undefined;
       if (broad) return broad;
       const q = pageQuery(organizationId, spec, limit, offset, acl);
       const rows = prepared(q).all(...q.params) as { id: string; total: number }[];
       const total = rows[0]?.total ?? (offset > 0 ? count(organizationId, spec, acl) : 0);
-      return { ids: rows.map((r) => r.id), total, plan: "general" };
+      return { ids: rows.map((r) => r.id), total, estimated: false, plan: "general" };
     },
 
     /**

@@ -5,6 +5,8 @@ import { FileSchema } from "../files/files.schemas.ts";
 /** Largest page a search may ask for; above it the request is refused (400), not silently cut. */
 export const SEARCH_MAX_LIMIT = 1000;
 export const SEARCH_DEFAULT_LIMIT = 50;
+/** Totals up to this many matches are always exact; above it a search may answer an estimate (total_is_estimate). */
+export const EXACT_TOTAL_BOUND = 5000;
 export const SORT_FIELDS = ["name", "size", "created_at", "updated_at", "relevance"] as const;
 export const FILE_TYPES = ["file", "directory", "symlink"] as const;
 
@@ -185,5 +187,10 @@ export const SearchResultSchema = z
     page: z.number().int(),
     page_size: z.number().int(),
     total_pages: z.number().int(),
+    total_is_estimate: z.boolean().openapi({
+      description:
+        "True when `total` (and `total_pages`) is estimated from a sample of the library, which happens only " +
+        `when the estimate is above ${EXACT_TOTAL_BOUND} matches; false when \`total\` is exact.`,
+    }),
   })
   .openapi("SearchResult");

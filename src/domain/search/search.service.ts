@@ -60,13 +60,14 @@ export function createSearchService(deps: {
     search(actor: Actor, input: unknown, transport: SearchTransport = "rest"): SearchResult {
       const spec = prepare(actor, input, transport);
       const org = actor.organizationId;
-      const { ids, total } = repo.page(org, spec, spec.limit, spec.offset, aclOf(actor));
+      const { ids, total, estimated } = repo.page(org, spec, spec.limit, spec.offset, aclOf(actor));
       return {
         files: records(org, ids),
         total,
         page: Math.floor(spec.offset / spec.limit) + 1,
         page_size: spec.limit,
         total_pages: Math.ceil(total / spec.limit),
+        total_is_estimate: estimated,
       };
     },
 

@@ -1,0 +1,81 @@
+import { foldText } from "./fold.ts";
+
+/**
+ * The search's rule checked on one row in JavaScript, for the plans that
+ * verify rows themselves instead of asking the FTS index (search.dense.ts):
+ * every term occurs, case- and accent-insensitively, in the row's name or in
+ * the path of the folder holding it (a directory: anywhere in its path). A
+ * term without "/" cannot span a "/", so for it that is simply "somewhere in
+ * the path".
+ *
+ * Each term becomes a regular expression over the stored (NFC or NFD) text:
+ * every character a class of its case and accent variants, each followed by
+ * any combining marks. Testing the raw text this way costs well under a
+ * microsecond a row, where folding every path first (normalize, strip marks,
+ * lower-case) costs about two.
+ */
+export type RowMatcher = (path: string, name: string, isDirectory: boolean) => boolean;
+
+/**
+ * Blocks whose letters fold (foldText) to another character: Latin-1,
+ * Latin Extended-A and B, Latin Extended Additional, Greek, Cyrillic.
+ */
+const FOLDING_RANGES: [number, number][] = [
+  [0xc0, 0x24f],
+  [0x386, 0x3ce],
+  [0x400, 0x45f],
+  [0x1e00, 0x1eff],
+];
+
+/** Folded character → the precomposed characters that fold to it (itself excluded). */
+const FOLDS_TO: Map<string, string[]> = (() => {
+  const map = new Map<string, string[]>();
+  for (const [lo, hi] of FOLDING_RANGES) {
+    for (let cp = lo; cp <= hi; cp++) {
+      const ch = String.fromCodePoint(cp);
+      const folded = foldText(ch);
+      if ([...folded].length !== 1 || folded === ch) continue;
+      const list = map.get(folded) ?? [];
+      list.push(ch);
+      map.set(folded, list);
+    }
+  }
+  return map;
+})();
+
+const escapeClass = (ch: string) => ch.replace(/[\\\][^-]/g, (c) => `\\${c}`);
+
+/** A regular expression finding `term` (folded) in text, case- and accent-insensitively. */
+export function termPattern(term: string): RegExp {
+  let source = "";
+  for (const ch of foldText(term.normalize("NFC"))) {
+    const variants = FOLDS_TO.get(ch) ?? [];
+    source += `[${[ch, ...variants].map(escapeClass).join("")}]\\p{M}*`;
+  }
+  return new RegExp(source, "iu");
+}
+
+/** A matcher for `terms` (as typed); every one must match. */
+export function rowMatcher(terms: readonly string[]): RowMatcher {
+  const plain = terms.filter((t) => !t.includes("/")).map(termPattern);
+  const slashed = terms.filter((t) => t.includes("/")).map(termPattern);
+  return (path, name, isDirectory) => {
+    for (const re of plain) if (!re.test(path)) return false;
+    if (slashed.length === 0) return true;
+    const folder = isDirectory ? path : path.slice(0, path.length - name.length - 1);
+    for (const re of slashed) if (!re.test(folder) && (isDirectory || !re.test(name))) return false;
+    return true;
+  };
+}
+
+/** The distinct terms of a search text, split on white space as the index's plans split it. */
+export function textTerms(text: string, max: number): string[] {
+  const seen = new Map<string, string>();
+  for (const raw of text.normalize("NFC").split(/\s+/u)) {
+    const folded = foldText(raw);
+    if (!folded || seen.has(folded)) continue;
+    if (seen.size >= max) break;
+    seen.set(folded, raw);
+  }
+  return [...seen.values()];
+}

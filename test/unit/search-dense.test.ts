@@ -1,0 +1,173 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Db, openDb } from "../../src/db/client.ts";
+import { files, organizations } from "../../src/db/schema.ts";
+import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
+import { parseSearchInput } from "../../src/domain/search/search.service.ts";
+import { newId } from "../../src/platform/ids.ts";
+import { seedTree } from "../helpers/tree-seed.ts";
+
+/**
+ * The dense plan (search.dense.ts) must page exactly as the general plan
+ * does. On a table this small its sample reads every row, so its estimate
+ * is the exact count too.
+ */
+describe("dense search plan", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+  const other = newId();
+  const input = (i: Record<string, unknown>) => parseSearchInput(i);
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "attic-dense-"));
+    db = openDb({ file: join(dir, "t.db") });
+    const now = new Date().toISOString();
+    db.insert(organizations)
+      .values([org, other].map((id) => ({ id, name: id, created_at: now, updated_at: now })))
+      .run();
+    const names = [
+      "IMG_%d.jpg",
+      "img_%d.JPG",
+      "Amélie %d.mkv",
+      "AMELIE %d.srt",
+      "notes %d.txt",
+      "Ärger %d.jpg",
+      "Zoë %d.flac",
+      "東京 %d.jpg",
+      "🎉 party %d.mp4",
+    ];
+    const folders = ["/Photos/Holiday 2019", "/Movies/Amélie", "/Music/Björk", "/Docs"];
+    const entries = Array.from({ length: 720 }, (_, i) => ({
+      path: `${folders[i % folders.length]}/${names[i % names.length]!.replace("%d", String(i % 53))}`,
+      size: ((i * 7919) % 97) * 1000,
+    }));
+    seedTree(
+      db,
+      org,
+      entries.filter((e, i) => entries.findIndex((x) => x.path === e.path) === i),
+    );
+    seedTree(db, other, ["/Theirs/IMG_1.jpg", "/Theirs/amelie.mkv"]);
+    const doomed = db
+      .select({ id: files.id })
+      .from(files)
+      .where(eq(files.organization_id, org))
+      .limit(60)
+      .all();
+    for (const { id } of doomed.slice(40))
+      db.update(files).set({ is_deleted: true }).where(eq(files.id, id)).run();
+  });
+  afterAll(() => {
+    db.$client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const dense = () =>
+    createSearchRepo(db, { ...DEFAULT_PLAN, denseMinTotal: 0, denseMinHits: 1, denseMaxWalk: 1e9 });
+  const general = () => createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false });
+
+  const cases: Record<string, unknown>[] = [
+    { q: "jpg" },
+    { q: "jpg", sort_order: "desc", limit: 7, offset: 30 },
+    { q: "amelie" },
+    { q: "AMÉLIE", limit: 1000 },
+    { q: "ë" },
+    { q: "e", limit: 1000 },
+    { q: "zo" },
+    { q: "東京" },
+    { q: "🎉" },
+    { q: "photos img" },
+    { q: "björk flac", limit: 3, offset: 2 },
+    { q: "jpg", sort_by: "size" },
+    { q: "jpg", sort_by: "size", sort_order: "desc", offset: 11, limit: 13 },
+    { q: "mkv", sort_by: "size", min_size: 20_000, max_size: 60_000 },
+    { q: "jpg", path: "/Photos", type: "file" },
+    { q: "Holiday 2019", limit: 1000 },
+    // Across folders' "/" a term matches; across the last one of a file's path it does not.
+    { q: "ic/Björk" },
+    { q: "Björk/Zoë" },
+    { q: "nothing-like-this" },
+    { q: "jpg", offset: 100_000 },
+  ];
+
+  it("gives the general plan's pages, and its totals when the sample covers the table", () => {
+    const a = dense();
+    const b = general();
+    for (const i of cases) {
+      const spec = input(i);
+      const x = a.page(org, spec, spec.limit, spec.offset);
+      const y = b.page(org, spec, spec.limit, spec.offset);
+      // Nothing in the sample: the exact plans answer (and count nothing).
+      expect(x.plan, JSON.stringify(i)).toBe(y.total > 0 ? "dense" : "general");
+      expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
+      expect(x.total, JSON.stringify(i)).toBe(y.total);
+      expect(y.estimated).toBe(false);
+    }
+    // The cases do find something: an empty page everywhere would prove nothing.
+    expect(b.page(org, input({ q: "Holiday 2019" }), 1000, 0).ids.length).toBeGreaterThan(100);
+    expect(b.page(org, input({ q: "ic/Björk" }), 1000, 0).ids.length).toBeGreaterThan(100);
+    expect(b.page(org, input({ q: "Björk/Zoë" }), 1000, 0).total).toBe(0);
+  });
+
+  it("flags a total it estimated, and gives an exact one when the walk reaches the end", () => {
+    const repo = dense();
+    const page = repo.page(org, input({ q: "jpg" }), 10, 0);
+    expect(page).toMatchObject({ plan: "dense", estimated: true });
+    expect(page.ids).toHaveLength(10);
+    const all = repo.page(org, input({ q: "jpg" }), 1000, 0);
+    expect(all).toMatchObject({ plan: "dense", estimated: false, total: all.ids.length });
+  });
+
+  it("leaves small totals to the exact plans", () => {
+    const repo = createSearchRepo(db);
+    for (const q of ["jpg", "amelie", "e"]) {
+      const spec = input({ q });
+      const page = repo.page(org, spec, spec.limit, spec.offset);
+      expect(page.plan, q).not.toBe("dense");
+      expect(page.estimated).toBe(false);
+    }
+  });
+
+  it("gives up on a walk far longer than its sample expected, for an exact plan", () => {
+    // Allowed to expect a walk of a single row: every page needs more.
+    const repo = createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      denseMinTotal: 0,
+      denseMinHits: 1,
+      denseMaxWalk: 1,
+    });
+    const spec = input({ q: "jpg" });
+    const page = repo.page(org, spec, spec.limit, spec.offset);
+    expect(page.plan).not.toBe("dense");
+    expect(page.total).toBe(general().page(org, spec, spec.limit, spec.offset).total);
+  });
+
+  it("keeps to the viewer's folder grants in pages and totals", () => {
+    const c = db.$client;
+    c.prepare("UPDATE files SET acl_id = 'A' WHERE organization_id = ? AND path LIKE '/Movies/%'").run(org);
+    c.prepare("UPDATE files SET acl_id = 'B' WHERE organization_id = ? AND path LIKE '/Photos/%'").run(org);
+    try {
+      const acl = {
+        sql: "(f.acl_id IS NULL OR f.acl_id IN (SELECT value FROM json_each(?)))",
+        params: ['["A"]'],
+      };
+      for (const i of [{ q: "jpg" }, { q: "amelie", sort_by: "size" }, { q: "e", limit: 1000 }]) {
+        const spec = input(i);
+        const x = dense().page(org, spec, spec.limit, spec.offset, { acl, hidden: ["B"] });
+        const y = general().page(org, spec, spec.limit, spec.offset, { acl });
+        expect(x.plan).toBe("dense");
+        expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
+        expect(x.total, JSON.stringify(i)).toBe(y.total);
+        const paths = dense()
+          .rowsInOrder(org, x.ids)
+          .map((r) => r.path);
+        expect(paths.some((p) => p.startsWith("/Photos/"))).toBe(false);
+      }
+    } finally {
+      c.prepare("UPDATE files SET acl_id = NULL WHERE organization_id = ?").run(org);
+    }
+  });
+});
