@@ -91,6 +91,14 @@ describe("dense search plan", () => {
     { q: "Björk/Zoë" },
     { q: "nothing-like-this" },
     { q: "jpg", offset: 100_000 },
+    // By relevance, pages within the rows whose name holds every term.
+    { q: "amelie", sort_by: "relevance", limit: 5 },
+    { q: "jpg img", sort_by: "relevance", offset: 20, limit: 10 },
+  ];
+  /** Pages the dense plan leaves to the exact plans: past the name matches by relevance. */
+  const declined: Record<string, unknown>[] = [
+    { q: "movies amelie", sort_by: "relevance" },
+    { q: "amelie", sort_by: "relevance", limit: 1000 },
   ];
 
   it("gives the general plan's pages, and its totals when the sample covers the table", () => {
@@ -105,6 +113,14 @@ describe("dense search plan", () => {
       expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
       expect(x.total, JSON.stringify(i)).toBe(y.total);
       expect(y.estimated).toBe(false);
+    }
+    for (const i of declined) {
+      const spec = input(i);
+      const x = a.page(org, spec, spec.limit, spec.offset);
+      const y = b.page(org, spec, spec.limit, spec.offset);
+      expect(x.plan, JSON.stringify(i)).not.toBe("dense");
+      expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
+      expect(x.ids.length).toBeGreaterThan(0);
     }
     // The cases do find something: an empty page everywhere would prove nothing.
     expect(b.page(org, input({ q: "Holiday 2019" }), 1000, 0).ids.length).toBeGreaterThan(100);

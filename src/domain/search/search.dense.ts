@@ -1,4 +1,7 @@
-import { rowFilters, type Sql } from "./search.query.ts";
+import type { Statement } from "better-sqlite3";
+import { maxRowidQuery } from "./search.broad.ts";
+import { rowMatcher, textTerms } from "./search.match.ts";
+import { ftsExpression, MAX_TERMS, rowFilters, type Sql, termsOf } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
 /**
@@ -16,7 +19,9 @@ import type { SearchSpec } from "./search.schemas.ts";
  * - page: walk the index of the requested order (files_live_name_idx,
  *   files_live_size_idx), filters and grants in SQL, and test each row's
  *   path against the terms in JavaScript, stopping once the page is full.
- *   Reaching the end of the walk makes the total exact.
+ *   Reaching the end of the walk makes the total exact. By relevance, rows
+ *   whose name holds every term come first (search.query.ts relevanceOrder):
+ *   a page within them is read from the FTS index's name matches alone.
  *
  * The order and tie-breaks are the general plan's (search.query.ts
  * searchOrder), so a page is the same rows in the same order.
@@ -27,9 +32,14 @@ export const SAMPLE_WINDOWS = 512;
 /** Rows in each run: a few siblings share their folder's pages. */
 export const WINDOW_ROWS = 4;
 
-/** True when the dense plan can answer `spec`: text to match, sorted by name or size, no tags. */
+/**
+ * True when the dense plan can answer `spec`: text to match, no tags, sorted
+ * by name, size, or relevance when every term is in the index.
+ */
 export function denseEligible(spec: SearchSpec): boolean {
-  return spec.text !== "" && (spec.sortBy === "name" || spec.sortBy === "size") && spec.tagIds.length === 0;
+  if (spec.text === "" || spec.tagIds.length > 0) return false;
+  if (spec.sortBy === "relevance") return termsOf(spec).short.length === 0;
+  return spec.sortBy === "name" || spec.sortBy === "size";
 }
 
 /** The first rowid of each window of the sample over rowids 1..maxRowid. */
@@ -45,49 +55,178 @@ export function sampledRowids(starts: readonly number[], maxRowid: number): numb
   return starts.reduce((n, start) => n + Math.max(0, Math.min(WINDOW_ROWS, maxRowid - start + 1)), 0);
 }
 
-const COLUMNS = "f.id AS id, f.path AS path, f.name AS name, f.type = 'directory' AS dir";
-
-/** Live rows of the organization passing the search's filters and `acl`: the rows the rule is tested on. */
-function conditions(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
-  const filters = rowFilters(spec, true);
-  const where = ["f.organization_id = ?", "f.is_deleted = 0", ...filters.sql];
-  const params: unknown[] = [organizationId, ...filters.params];
-  if (acl) {
-    where.push(acl.sql);
-    params.push(...acl.params);
+/**
+ * The rows a walk in the search's order reads (`range`: the organization's
+ * live rows, within the size bounds when it walks sizes), and the rest of
+ * the search's conditions (`rest`: other filters and `acl`), which the walk
+ * evaluates as a column so that every row read counts against its budget:
+ * rows a filter rejects cost a read too.
+ */
+function conditions(organizationId: string, spec: SearchSpec, acl?: Sql): { range: Sql; rest: Sql } {
+  const bySize = spec.sortBy === "size";
+  const range: Sql = { sql: "f.organization_id = ? AND f.is_deleted = 0", params: [organizationId] };
+  if (bySize && spec.minSize !== undefined) {
+    range.sql += " AND f.size >= ?";
+    range.params.push(spec.minSize);
   }
-  return { sql: where.join(" AND "), params };
+  if (bySize && spec.maxSize !== undefined) {
+    range.sql += " AND f.size <= ?";
+    range.params.push(spec.maxSize);
+  }
+  const filters = rowFilters(bySize ? { ...spec, minSize: undefined, maxSize: undefined } : spec, true);
+  if (acl) {
+    filters.sql.push(acl.sql);
+    filters.params.push(...acl.params);
+  }
+  return { range, rest: { sql: filters.sql.join(" AND ") || "1", params: filters.params } };
 }
 
+/** Columns of a Candidate: id, path, name, dir, and whether the row passes `rest` (ok). */
+const columns = (rest: Sql) =>
+  `f.id AS id, f.path AS path, f.name AS name, f.type = 'directory' AS dir, (${rest.sql}) AS ok`;
+
 /**
- * The sample's candidate rows (id, path, name, dir), windows starting at
- * `starts`. NOT INDEXED: with the organization in the WHERE, SQLite would
- * rather walk an organization-prefixed index once per window.
+ * The sample's candidate rows, windows starting at `starts`. NOT INDEXED:
+ * with the organization in the WHERE, SQLite would rather walk an
+ * organization-prefixed index once per window.
  */
 export function sampleQuery(organizationId: string, spec: SearchSpec, starts: number[], acl?: Sql): Sql {
-  const where = conditions(organizationId, spec, acl);
+  const { range, rest } = conditions(organizationId, spec, acl);
   return {
     sql:
-      `SELECT ${COLUMNS} FROM json_each(?) w CROSS JOIN files f NOT INDEXED ` +
-      `ON f.rowid >= w.value AND f.rowid < w.value + ${WINDOW_ROWS} WHERE ${where.sql}`,
-    params: [JSON.stringify(starts), ...where.params],
+      `SELECT ${columns(rest)} FROM json_each(?) w CROSS JOIN files f NOT INDEXED ` +
+      `ON f.rowid >= w.value AND f.rowid < w.value + ${WINDOW_ROWS} WHERE ${range.sql}`,
+    params: [...rest.params, JSON.stringify(starts), ...range.params],
   };
 }
 
 /**
- * Candidate rows (id, path, name, dir) in the search's order, walking the
- * order's index; the caller tests each and stops after one page.
+ * Candidate rows in the search's order, walking the order's index; the
+ * caller tests each and stops after one page.
  */
 export function walkQuery(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
-  const where = conditions(organizationId, spec, acl);
+  const { range, rest } = conditions(organizationId, spec, acl);
   const byName = `f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir}`;
   const [index, order] =
     spec.sortBy === "size"
       ? ["files_live_size_idx", `f.size ${dir}, ${byName}`]
       : ["files_live_name_idx", byName];
   return {
-    sql: `SELECT ${COLUMNS} FROM files f INDEXED BY ${index} WHERE ${where.sql} ORDER BY ${order}`,
-    params: where.params,
+    sql: `SELECT ${columns(rest)} FROM files f INDEXED BY ${index} WHERE ${range.sql} ORDER BY ${order}`,
+    params: [...rest.params, ...range.params],
+  };
+}
+
+/**
+ * One page by relevance among the rows whose name holds every term (ids);
+ * shorter than `limit` when the page reaches past them.
+ */
+export function nameMatchesQuery(
+  organizationId: string,
+  spec: SearchSpec,
+  limit: number,
+  offset: number,
+  acl?: Sql,
+): Sql {
+  const { fts, viaFolders } = termsOf(spec);
+  const { range, rest } = conditions(organizationId, spec, acl);
+  return {
+    sql:
+      "SELECT f.id AS id FROM files_fts JOIN files f ON f.rowid = files_fts.rowid " +
+      `WHERE files_fts MATCH ? AND ${range.sql} AND ${rest.sql} ` +
+      "ORDER BY length(f.name), f.name COLLATE NOCASE, f.id LIMIT ? OFFSET ?",
+    params: [ftsExpression([...fts, ...viaFolders], "name"), ...range.params, ...rest.params, limit, offset],
+  };
+}
+
+/** When the dense plan is used (search.repo.ts SearchPlanOptions). */
+export interface DenseOptions {
+  denseMinHits: number;
+  denseMaxWalk: number;
+  denseMinTotal: number;
+}
+
+export interface DenseAnswer {
+  ids: string[];
+  total: number;
+  estimated: boolean;
+}
+
+type Candidate = [id: string, path: string, name: string, dir: number, ok: number];
+
+/**
+ * The dense plan over prepared statements: a function answering one page,
+ * or undefined when its sample says the matches are too few (their total is
+ * then counted exactly) or too sparse for a short walk.
+ */
+export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseOptions) {
+  const rows = (q: Sql) => prepared(q).raw(true);
+  const maxRowid = () => (prepared(maxRowidQuery).get() as { n: number }).n;
+
+  /** Matches in the sample, rows the sample tested, and the estimated total. */
+  const estimate = (org: string, spec: SearchSpec, test: (c: Candidate) => boolean, acl?: Sql) => {
+    const max = maxRowid();
+    const starts = sampleStarts(max);
+    const sample = sampleQuery(org, spec, starts, acl);
+    // all(), not iterate(): a row handed over at once costs a third of one stepped to.
+    const tested = rows(sample).all(...sample.params) as Candidate[];
+    const hits = tested.filter(test).length;
+    return {
+      hits,
+      seen: tested.length,
+      total: Math.round((hits * max) / Math.max(1, sampledRowids(starts, max))),
+    };
+  };
+
+  /** The page walking the order's index, or undefined past the walk's budget. */
+  const walk = (
+    org: string,
+    spec: SearchSpec,
+    limit: number,
+    offset: number,
+    budget: number,
+    test: (c: Candidate) => boolean,
+    acl?: Sql,
+  ): { ids: string[]; matched: number; complete: boolean } | undefined => {
+    const ids: string[] = [];
+    const q = walkQuery(org, spec, acl);
+    let walked = 0;
+    let matched = 0;
+    for (const c of rows(q).iterate(...q.params) as IterableIterator<Candidate>) {
+      if (++walked > budget) return undefined;
+      if (!test(c)) continue;
+      if (matched++ >= offset) ids.push(c[0]);
+      if (ids.length === limit) return { ids, matched, complete: false };
+    }
+    return { ids, matched, complete: true };
+  };
+
+  return (
+    org: string,
+    spec: SearchSpec,
+    limit: number,
+    offset: number,
+    acl?: Sql,
+  ): DenseAnswer | undefined => {
+    const matches = rowMatcher(textTerms(spec.text, MAX_TERMS));
+    const test = (c: Candidate) => c[4] === 1 && matches(c[1], c[2], c[3] === 1);
+    const est = estimate(org, spec, test, acl);
+    if (est.hits < options.denseMinHits || est.total <= options.denseMinTotal) return undefined;
+    const total = Math.max(est.total, offset + limit);
+    if (spec.sortBy === "relevance") {
+      const q = nameMatchesQuery(org, spec, limit, offset, acl);
+      const ids = (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);
+      return ids.length === limit ? { ids, total, estimated: true } : undefined;
+    }
+    const expectedWalk = ((offset + limit) * est.seen) / est.hits;
+    if (expectedWalk > options.denseMaxWalk) return undefined;
+    // Matches may fall unevenly in this order (music's "01. …" names first): give up past a few
+    // times what the sample expects, and at twice the most allowed.
+    const budget = Math.min(2 * options.denseMaxWalk, Math.max(4 * expectedWalk, 1000));
+    const page = walk(org, spec, limit, offset, budget, test, acl);
+    if (!page) return undefined;
+    if (page.complete) return { ids: page.ids, total: page.matched, estimated: false };
+    return { ids: page.ids, total, estimated: true };
   };
 }

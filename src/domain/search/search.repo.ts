@@ -17,9 +17,8 @@ import {
   outsideRowsQuery,
   walkPageQuery,
 } from "./search.broad.ts";
-import { denseEligible, sampledRowids, sampleQuery, sampleStarts, walkQuery } from "./search.dense.ts";
-import { rowMatcher, textTerms } from "./search.match.ts";
-import { countQuery, type Expand, MAX_TERMS, pageQuery, type Sql, splitTerms } from "./search.query.ts";
+import { createDensePlan, denseEligible } from "./search.dense.ts";
+import { countQuery, type Expand, pageQuery, type Sql, splitTerms } from "./search.query.ts";
 import { EXACT_TOTAL_BOUND, type SearchSpec } from "./search.schemas.ts";
 
 /** Prepared statements kept per SQL text; a search has few distinct shapes. */
@@ -184,61 +183,7 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
     );
   };
 
-  type Candidate = [id: string, path: string, name: string, dir: number];
-  const candidates = (q: Sql): IterableIterator<Candidate> =>
-    prepared(q)
-      .raw(true)
-      .iterate(...q.params) as IterableIterator<Candidate>;
-
-  /**
-   * The dense plan's answer (search.dense.ts), or undefined when its sample
-   * says the matches are too few (their total is then counted exactly) or
-   * too sparse for a short walk.
-   */
-  const densePage = (
-    org: string,
-    spec: SearchSpec,
-    limit: number,
-    offset: number,
-    acl?: Sql,
-  ): SearchPage | undefined => {
-    const matches = rowMatcher(textTerms(spec.text, MAX_TERMS));
-    const test = (c: Candidate) => matches(c[1], c[2], c[3] === 1);
-    const maxRowid = number(maxRowidQuery);
-    const starts = sampleStarts(maxRowid);
-    let seen = 0;
-    let hits = 0;
-    // all(), not iterate(): a row handed over at once costs a third of one stepped to.
-    const sample = sampleQuery(org, spec, starts, acl);
-    for (const c of prepared(sample)
-      .raw(true)
-      .all(...sample.params) as Candidate[]) {
-      seen++;
-      if (test(c)) hits++;
-    }
-    const estimate = Math.round((hits * maxRowid) / Math.max(1, sampledRowids(starts, maxRowid)));
-    if (hits < plan.denseMinHits || estimate <= plan.denseMinTotal) return undefined;
-    const expectedWalk = ((offset + limit) * seen) / hits;
-    if (expectedWalk > plan.denseMaxWalk) return undefined;
-    // Matches may fall unevenly in this order (music's "01. …" names first): give up past a few
-    // times what the sample expects, and at twice the most allowed.
-    const budget = Math.min(2 * plan.denseMaxWalk, Math.max(4 * expectedWalk, 1000));
-    const found: string[] = [];
-    let walked = 0;
-    let matched = 0;
-    let complete = true;
-    for (const c of candidates(walkQuery(org, spec, acl))) {
-      if (++walked > budget) return undefined;
-      if (!test(c)) continue;
-      if (matched++ >= offset) found.push(c[0]);
-      if (found.length === limit) {
-        complete = false;
-        break;
-      }
-    }
-    if (complete) return { ids: found, total: matched, estimated: false, plan: "dense" };
-    return { ids: found, total: Math.max(estimate, offset + limit), estimated: true, plan: "dense" };
-  };
+  const densePlan = createDensePlan(prepared, plan);
 
   return {
     /**
@@ -259,8 +204,8 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
       if (spec.terms?.none) return { ids: [], total: 0, estimated: false, plan: "general" };
       const acl = scope?.acl;
       const dense =
-        plan.dense && denseEligible(spec) ? densePage(organizationId, spec, limit, offset, acl) : undefined;
-      if (dense) return dense;
+        plan.dense && denseEligible(spec) ? densePlan(organizationId, spec, limit, offset, acl) : undefined;
+      if (dense) return { ...dense, plan: "dense" };
       const broad =
         plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset, scope) : undefined;
       if (broad) return broad;
