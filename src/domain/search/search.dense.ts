@@ -34,7 +34,8 @@ export const WINDOW_ROWS = 4;
 
 /**
  * True when the dense plan can answer `spec`: text to match, no tags, sorted
- * by name, size, or relevance when every term is in the index.
+ * by name, size, or relevance when every term is long enough for the index
+ * (short terms are resolved only by the other plans).
  */
 export function denseEligible(spec: SearchSpec): boolean {
   if (spec.text === "" || spec.tagIds.length > 0) return false;
