@@ -211,6 +211,11 @@ function makeExecutable(bundleFile: string, assets: Record<string, string>, exe:
         disableExperimentalSEAWarning: true,
         useSnapshot: false,
         useCodeCache: true,
+        // V8's young generation grows to 16 MiB per semi-space under load and stays there:
+        // capped at 2 MiB, peak RSS over `npm run bench -- paths` fell from 327-383 MiB to about
+        // 200 (semi-space 1: 185-201, 4: 233-235) for 1-4% more CPU per small request, within
+        // that bench's noise (docs/performance.md). NODE_OPTIONS can still override it.
+        execArgv: ["--max-semi-space-size=2"],
         assets,
       },
       null,
