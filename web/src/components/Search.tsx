@@ -32,6 +32,13 @@ function searchParams(q: URLSearchParams, offset: number): Record<string, string
   };
 }
 
+/** "1 result", "1,234 results", or "about 80,000 results" when the server estimated the total. */
+function resultCount(r: SearchResult): string {
+  const n = r.total.toLocaleString();
+  if (r.total_is_estimate) return `about ${n} results`;
+  return `${n} result${r.total === 1 ? "" : "s"}`;
+}
+
 /** Instant search with filters; the filters live in the URL so a search can be reloaded or shared. */
 export function Search() {
   const route = useRoute();
@@ -73,6 +80,10 @@ export function Search() {
       query: searchParams(new URLSearchParams(key), files.length),
     });
     setFiles([...files, ...r.files]);
+    // An estimated total can be above or below the real count: a short page is the end.
+    setResult(
+      r.files.length < PAGE ? { ...r, total: files.length + r.files.length, total_is_estimate: false } : r,
+    );
   };
   /** Applies filter changes to the URL (empty values remove a filter); replaces the history entry. */
   const update = (patch: Record<string, string>) => {
@@ -103,7 +114,7 @@ export function Search() {
         </p>
       ) : null}
       <p class="muted" aria-live="polite">
-        {result ? `${result.total.toLocaleString()} result${result.total === 1 ? "" : "s"}` : "Searching…"}
+        {result ? resultCount(result) : "Searching…"}
       </p>
       <FileView
         files={files}
@@ -118,7 +129,7 @@ export function Search() {
         onSelectAll={sel.selectAll}
         emptyText={result ? "Nothing matches. Try fewer words or other filters." : ""}
       />
-      {result && files.length < result.total ? (
+      {result && (result.total_is_estimate || files.length < result.total) ? (
         <button type="button" class="btn" onClick={more}>
           Show more
         </button>
