@@ -213,6 +213,40 @@ describe("hot paths answer as the router does", () => {
     expect(routed.body.files.map((f: { name: string }) => f.name)).toEqual(await names());
   });
 
+  it("a record and a download follow every change at once, a write through another connection included", async () => {
+    const up = await upload(s, token, "record.txt", "first", { parentId: dirId });
+    const id = up.body.id as string;
+    const record = async () => (await s.api("GET", `/api/v1/files/${id}`, { token })).body;
+    const download = async () => {
+      const res = await fetch(`${s.url}/api/v1/files/${id}/download`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return { status: res.status, disposition: res.headers.get("content-disposition") ?? "" };
+    };
+    expect((await record()).name).toBe("record.txt");
+    expect((await download()).disposition).toContain("record.txt");
+    expect((await s.api("PATCH", `/api/v1/files/${id}`, { token, body: { name: "moved.txt" } })).status).toBe(
+      200,
+    );
+    expect((await record()).name).toBe("moved.txt");
+    expect((await download()).disposition).toContain("moved.txt");
+    const other = new Database(join(s.dataDir, "attic.db"));
+    try {
+      other.prepare("UPDATE files SET name = 'elsewhere.txt' WHERE id = ?").run(id);
+      let name = "";
+      for (let i = 0; i < 100 && name !== "elsewhere.txt"; i++) name = (await record()).name;
+      expect(name).toBe("elsewhere.txt");
+      expect((await download()).disposition).toContain("elsewhere.txt");
+      other.prepare("UPDATE files SET is_deleted = 1 WHERE id = ?").run(id);
+    } finally {
+      other.close();
+    }
+    let status = 200;
+    for (let i = 0; i < 100 && status === 200; i++) status = (await download()).status;
+    expect(status).toBe(404);
+    expect((await s.api("GET", `/api/v1/files/${id}`, { token })).status).toBe(404);
+  });
+
   it("a record's tags are the listing's, by name", async () => {
     const ids: string[] = [];
     for (const name of ["zeta", "Alpha", "mid"]) {

@@ -67,7 +67,7 @@ export function createFilesService(deps: FilesDeps) {
     opts: { verify?: boolean } = {},
   ): Promise<OpenedContent> {
     requirePermission(actor, "file:read");
-    const row = tree.live(actor, id);
+    const { row } = tree.liveTagged(actor, id);
     if (row.type === "directory") throw new AppError("VALIDATION", "a directory has no content to download");
     const opened = openedContent(row, await locateContent(row, blobs, hostResolver, opts));
     touchAccessed(actor, row);

@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client.ts";
+import { changeWatch, type Db } from "../../db/client.ts";
 import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, type ErrorCode } from "../../errors.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
@@ -7,6 +7,7 @@ import type { Actor } from "../actor.ts";
 import type { TagDto } from "../tags/tags.repo.ts";
 import type { FileRow, FilesRepo, NewFileRow } from "./files.repo.ts";
 import { childPath } from "./names.ts";
+import { createRecordCache } from "./record-cache.ts";
 
 /** Content for a copied row that has no blob of its own (a watched file ingested beforehand). */
 type BlobOf = (row: FileRow) => { hash: string; size: number } | undefined;
@@ -55,9 +56,17 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: 
     return checked(actor, row, code, need);
   }
 
-  /** `live` with the row's tags, read in the same statement (a File record). */
+  const records = createRecordCache<{ row: FileRow; tags: TagDto[] }>(changeWatch(db.$client));
+
+  /**
+   * `live` (read level, 404 code FILE_NOT_FOUND) with the row's tags, read in
+   * one statement and reused until the database changes (record-cache.ts):
+   * for reads only (a File record, content to send); the result is shared
+   * and must not be changed.
+   */
   function liveTagged(actor: Actor, id: string): { row: FileRow; tags: TagDto[] } {
-    const hit = isId(id) ? repo.getLiveTagged(actor.organizationId, id) : undefined;
+    const org = actor.organizationId;
+    const hit = isId(id) ? records.get(org, id, () => repo.getLiveTagged(org, id)) : undefined;
     checked(actor, hit?.row, "FILE_NOT_FOUND", LEVEL.read);
     return hit!;
   }
