@@ -8,8 +8,13 @@
  * folder: first scan, then an unchanged rescan, each timed by the scan's own
  * start/finish stamps; API latency (GET /health) while the first scan runs
  * next to the same when idle; peak RSS. Hashing is left on (as shipped).
+ * After the rescan: the folder's state and what /health says of it (live
+ * watching or the polling fallback at this size), and how long a file
+ * created on the host takes to appear in its directory's listing. Then a
+ * 100k-entry directory (BENCH_WORK/flat100k, built once) mounted on its own
+ * and listed through the REST API: the first page and a deep page, p50/p99.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type AtticProcess, startAttic, WORK } from "./lib/attic.ts";
@@ -22,10 +27,15 @@ const { values: args } = parseArgs({
   options: { tree: { type: "string", default: join(WORK, "tree") }, runs: { type: "string", default: "3" } },
 });
 const TREE = resolve(args.tree);
+const FLAT = join(WORK, "flat100k");
+const FLAT_ENTRIES = 100_000;
+const PAGE = 50;
 const RUNS = Number(args.runs);
 
 interface Folder {
   id: string;
+  directory_id: string;
+  status_message?: string | null;
   status: string;
   files_indexed: number;
   last_scan_started_at?: string;
@@ -77,13 +87,113 @@ async function idleLatencies(a: AtticProcess): Promise<number[]> {
   return out;
 }
 
-/** Current resident set (VmRSS) of a process, MiB. */
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : Number.NaN;
+/** A field of /proc/PID/status in MiB (VmRSS: the resident set; RssAnon: heaps and SQLite's cache; RssFile: mapped files, the binary). */
+function statusMiB(pid: number, field = "VmRSS"): number {
+  try {
+    const m = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+const rssMiB = (pid: number) => statusMiB(pid);
+
+/** Samples the resident set every 250 ms; `peak()` is the largest sample split into anonymous and file pages. */
+function rssSampler(pid: number): { stop(): void; peak(): string } {
+  let best = { rss: 0, anon: 0, file: 0 };
+  const timer = setInterval(() => {
+    const rss = statusMiB(pid);
+    if (rss > best.rss) best = { rss, anon: statusMiB(pid, "RssAnon"), file: statusMiB(pid, "RssFile") };
+  }, 250);
+  return {
+    stop: () => clearInterval(timer),
+    peak: () =>
+      `largest sample ${best.rss.toFixed(0)} MiB = anon ${best.anon.toFixed(0)} + file ${best.file.toFixed(0)}`,
+  };
+}
+
+/** Waits for the folder to leave scanning for watching (or polling), then times a new host file's arrival in the listing. */
+async function liveCheck(a: AtticProcess, f: Folder): Promise<string> {
+  let folder = f;
+  for (let i = 0; i < 600 && !["watching", "polling", "error", "offline"].includes(folder.status); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    folder = await folderOf(a, f.id);
+  }
+  const health = (await fetch(`${a.url}/health`).then((r) => r.json())) as { status: string };
+  const name = `attic-live-probe-${process.pid}.txt`;
+  const file = join(TREE, name);
+  writeFileSync(file, "probe");
+  try {
+    const t0 = performance.now();
+    while (performance.now() - t0 < 120_000) {
+      const page = await a.api("GET", `/api/v1/directories/${f.directory_id}/children?limit=1000`);
+      const names = ((page.body as { files?: { name: string }[] }).files ?? []).map((x) => x.name);
+      if (names.includes(name)) {
+        const s = ((performance.now() - t0) / 1000).toFixed(1);
+        return `folder ${folder.status}${folder.status_message ? ` (${folder.status_message})` : ""}; /health ${health.status}; a new host file listed after ${s} s`;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return `folder ${folder.status} (${folder.status_message ?? ""}); /health ${health.status}; a new host file NOT listed within 120 s`;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/** A directory of FLAT_ENTRIES empty files (mixed names), under FLAT/big; built once. */
+function ensureFlat(): void {
+  if (existsSync(join(FLAT, "big"))) return;
+  const tmp = `${FLAT}.tmp`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(join(tmp, "big"), { recursive: true });
+  const exts = ["jpg", "mp3", "txt", "pdf", "mkv"];
+  for (let i = 0; i < FLAT_ENTRIES; i++)
+    writeFileSync(
+      join(tmp, "big", `${i % 7 === 0 ? "IMG" : "file"}_${(i * 7919) % 1000003} v${i}.${exts[i % 5]}`),
+      "",
+    );
+  rmSync(FLAT, { recursive: true, force: true });
+  renameSync(tmp, FLAT);
+}
+
+/** GET latencies (ms) of `path`, `n` times after 5 warm-up requests. */
+async function timeGets(a: AtticProcess, path: string, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n + 5; i++) {
+    const t0 = performance.now();
+    const r = await fetch(a.url + path, { headers: { authorization: `Bearer ${a.token}` } });
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+    if (i >= 5) out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+/** The 100k-entry directory mounted and listed through GET /directories/{id}/children: first and a deep page. */
+async function listingRun(): Promise<{ first: number[]; deep: number[]; total: number }> {
+  ensureFlat();
+  const a = await startAttic();
+  try {
+    const created = await a.api("POST", "/api/v1/watched-folders", { name: "Flat", path: FLAT });
+    if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
+    const folder = await awaitScan(a, (created.body as Folder).id, "");
+    const top = await a.api("GET", `/api/v1/directories/${folder.directory_id}/children`);
+    const big = (top.body as { files: { id: string; name: string }[] }).files.find((x) => x.name === "big");
+    if (!big) throw new Error("flat100k/big is not listed");
+    const path = `/api/v1/directories/${big.id}/children`;
+    const count = await a.api("GET", `${path}?limit=1`);
+    const total = (count.body as { total: number }).total;
+    const first = await timeGets(a, `${path}?limit=${PAGE}`, 200);
+    const deep = await timeGets(a, `${path}?limit=${PAGE}&offset=${total - PAGE}`, 200);
+    return { first, deep, total };
+  } finally {
+    await a.stop();
+  }
 }
 
 async function atticRun(): Promise<{
+  live: string;
+  rssSplit: string;
   idleRss: number;
   first: number;
   rescan: number;
@@ -100,11 +210,16 @@ async function atticRun(): Promise<{
     if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
     const id = (created.body as Folder).id;
     const busy: number[] = [];
+    const sampler = rssSampler(a.pid);
     const first = await awaitScan(a, id, "", busy);
+    sampler.stop();
     const again = await a.api("POST", `/api/v1/watched-folders/${id}/scan`, {});
     if (again.status !== 202) throw new Error(`scan: ${again.status}`);
     const second = await awaitScan(a, id, first.last_scan_finished_at!);
+    const live = await liveCheck(a, second);
     return {
+      live,
+      rssSplit: sampler.peak(),
       first: scanSeconds(first),
       rescan: scanSeconds(second),
       files: second.files_indexed,
@@ -129,6 +244,7 @@ async function main(): Promise<void> {
   const rss = Math.max(...runs.map((r) => r.rss));
   const files = runs[0]?.files ?? 0;
   const idleRss = Math.max(...runs.map((r) => r.idleRss));
+  const listing = await listingRun();
   const note = `${files} files indexed; find median of ${find.length}; idle server RSS before the scan ${idleRss.toFixed(0)} MiB`;
   const base = {
     benchmark: "index",
@@ -169,7 +285,21 @@ async function main(): Promise<void> {
       referenceSamples: [percentile(idle, 50), Math.max(...idle)],
       note: `${busy.length} requests; samples = p50, max`,
     }),
+    ...(["first", "deep"] as const).map((which) =>
+      figure({
+        ...base,
+        metric: `GET /directories/{id}/children, ${size(listing.total)}-entry directory, ${which} page (${PAGE})`,
+        unit: "ms",
+        referenceName: "same, p50",
+        attic: percentile(listing[which], 99),
+        reference: percentile(listing[which], 50),
+        atticSamples: listing[which],
+        referenceSamples: [],
+        note: `p99 against p50 of ${listing[which].length} requests${which === "deep" ? `, offset ${listing.total - PAGE}` : ""}`,
+      }),
+    ),
   ];
+  for (const r of runs) say(`index: RSS during the first scan: ${r.rssSplit}; after the rescan: ${r.live}`);
   for (const f of figures) printFigure(f);
   if (process.env.BENCH_RESULTS_FILE) {
     writeFileSync(process.env.BENCH_RESULTS_FILE, JSON.stringify(figures, null, 2));
