@@ -266,7 +266,9 @@ export const files = sqliteTable(
     ),
     index("files_path_idx").on(t.organization_id, t.path),
     index("files_live_name_idx").on(t.organization_id, t.is_deleted, sql`${t.name} COLLATE NOCASE`),
-    index("files_live_size_idx").on(t.organization_id, t.size).where(sql`${t.is_deleted} = 0`),
+    index("files_live_size_idx")
+      .on(t.organization_id, t.size)
+      .where(sql`${t.is_deleted} = 0 AND ${t.size} >= 104857600`),
     index("files_blob_idx").on(t.blob_hash),
     index("files_watched_idx").on(t.watched_folder_id, t.host_rel_path),
     index("files_deleted_idx").on(t.organization_id, t.is_deleted, t.deleted_at),

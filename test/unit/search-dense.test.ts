@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "../../src/db/client.ts";
 import { files, organizations } from "../../src/db/schema.ts";
+import { LARGE_FILE_BYTES } from "../../src/domain/search/search.dense.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
@@ -43,7 +44,8 @@ describe("dense search plan", () => {
     const folders = ["/Photos/Holiday 2019", "/Movies/Amélie", "/Music/Björk", "/Docs"];
     const entries = Array.from({ length: 720 }, (_, i) => ({
       path: `${folders[i % folders.length]}/${names[i % names.length]!.replace("%d", String(i % 53))}`,
-      size: ((i * 7919) % 97) * 1000,
+      // Every third file is large (in files_live_size_idx), the rest small; sizes repeat, so ties occur.
+      size: i % 3 === 0 ? LARGE_FILE_BYTES + ((i * 7919) % 97) * 1_000_000 : ((i * 7919) % 97) * 1000,
     }));
     seedTree(
       db,
@@ -81,9 +83,11 @@ describe("dense search plan", () => {
     { q: "🎉" },
     { q: "photos img" },
     { q: "björk flac", limit: 3, offset: 2 },
-    { q: "jpg", sort_by: "size" },
+    // By size: the largest first, or from a large minimum (files_live_size_idx holds large files).
+    { q: "jpg", sort_by: "size", sort_order: "desc" },
     { q: "jpg", sort_by: "size", sort_order: "desc", offset: 11, limit: 13 },
-    { q: "mkv", sort_by: "size", min_size: 20_000, max_size: 60_000 },
+    { q: "mkv", sort_by: "size", min_size: LARGE_FILE_BYTES, max_size: LARGE_FILE_BYTES + 60_000_000 },
+    { q: "e", sort_by: "size", min_size: LARGE_FILE_BYTES + 20_000_000, sort_order: "desc", limit: 1000 },
     { q: "jpg", path: "/Photos", type: "file" },
     { q: "Holiday 2019", limit: 1000 },
     // Across folders' "/" a term matches; across the last one of a file's path it does not.
@@ -99,6 +103,10 @@ describe("dense search plan", () => {
   const declined: Record<string, unknown>[] = [
     { q: "movies amelie", sort_by: "relevance" },
     { q: "amelie", sort_by: "relevance", limit: 1000 },
+    // By size from small files, or past the large ones: the index does not hold them.
+    { q: "jpg", sort_by: "size" },
+    { q: "mkv", sort_by: "size", min_size: 20_000, max_size: 60_000 },
+    { q: "jpg", sort_by: "size", sort_order: "desc", offset: 100, limit: 200 },
   ];
 
   it("gives the general plan's pages, and its totals when the sample covers the table", () => {
@@ -170,7 +178,11 @@ describe("dense search plan", () => {
         sql: "(f.acl_id IS NULL OR f.acl_id IN (SELECT value FROM json_each(?)))",
         params: ['["A"]'],
       };
-      for (const i of [{ q: "jpg" }, { q: "amelie", sort_by: "size" }, { q: "e", limit: 1000 }]) {
+      for (const i of [
+        { q: "jpg" },
+        { q: "amelie", sort_by: "size", sort_order: "desc" },
+        { q: "e", limit: 1000 },
+      ]) {
         const spec = input(i);
         const x = dense().page(org, spec, spec.limit, spec.offset, { acl, hidden: ["B"] });
         const y = general().page(org, spec, spec.limit, spec.offset, { acl });

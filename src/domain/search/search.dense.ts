@@ -17,8 +17,8 @@ import type { SearchSpec } from "./search.schemas.ts";
  *   no match), filters and folder grants applied in SQL; matches in the
  *   sample, scaled to the rowid range, estimate the total. Only when that is
  *   above EXACT_TOTAL_BOUND is the plan used, so smaller totals stay exact;
- * - page: walk the index of the requested order (files_live_name_idx,
- *   files_live_size_idx), filters and grants in SQL, and test each row's
+ * - page: walk the index of the requested order (files_live_name_idx, or
+ *   files_live_size_idx for large files: LARGE_FILE_BYTES), filters and grants in SQL, and test each row's
  *   path against the terms in JavaScript, stopping once the page is full.
  *   Reaching the end of the walk makes the total exact. By relevance, rows
  *   whose name holds every term come first (search.query.ts relevanceOrder):
@@ -41,8 +41,18 @@ export const WINDOW_ROWS = 4;
 export function denseEligible(spec: SearchSpec): boolean {
   if (spec.text === "" || spec.tagIds.length > 0) return false;
   if (spec.sortBy === "relevance") return termsOf(spec).short.length === 0;
-  return spec.sortBy === "name" || spec.sortBy === "size";
+  if (spec.sortBy === "size") return spec.sortOrder === "desc" || (spec.minSize ?? 0) >= LARGE_FILE_BYTES;
+  return spec.sortBy === "name";
 }
+
+/**
+ * Files from this size on are in files_live_size_idx (migration 0015): a
+ * walk by size covers them only, so it answers the largest first, or sizes
+ * from a minimum this large. Indexing every row by size made inserts ~30%
+ * dearer (a random page dirtied per row); large files are a small share of
+ * a library's rows.
+ */
+export const LARGE_FILE_BYTES = 104_857_600;
 
 /** The first rowid of each window of the sample over rowids 1..maxRowid. */
 export function sampleStarts(maxRowid: number): number[] {
@@ -57,48 +67,56 @@ export function sampledRowids(starts: readonly number[], maxRowid: number): numb
   return starts.reduce((n, start) => n + Math.max(0, Math.min(WINDOW_ROWS, maxRowid - start + 1)), 0);
 }
 
-/**
- * The rows a walk in the search's order reads (`range`: the organization's
- * live rows, within the size bounds when it walks sizes), and the rest of
- * the search's conditions (`rest`: other filters and `acl`), which the walk
- * evaluates as a column so that every row read counts against its budget:
- * rows a filter rejects cost a read too.
- */
-function conditions(organizationId: string, spec: SearchSpec, acl?: Sql): { range: Sql; rest: Sql } {
-  const bySize = spec.sortBy === "size";
-  const range: Sql = { sql: "f.organization_id = ? AND f.is_deleted = 0", params: [organizationId] };
-  if (bySize && spec.minSize !== undefined) {
-    range.sql += " AND f.size >= ?";
-    range.params.push(spec.minSize);
-  }
-  if (bySize && spec.maxSize !== undefined) {
-    range.sql += " AND f.size <= ?";
-    range.params.push(spec.maxSize);
-  }
-  const filters = rowFilters(bySize ? { ...spec, minSize: undefined, maxSize: undefined } : spec, true);
+/** The search's conditions on `f` other than its text (filters and `acl`), ANDed; "1" when none. */
+function allConditions(spec: SearchSpec, acl?: Sql): Sql {
+  const filters = rowFilters(spec, true);
   if (acl) {
     filters.sql.push(acl.sql);
     filters.params.push(...acl.params);
   }
-  return { range, rest: { sql: filters.sql.join(" AND ") || "1", params: filters.params } };
+  return { sql: filters.sql.join(" AND ") || "1", params: filters.params };
 }
 
-/** Columns of a Candidate: id, path, name, dir, and whether the row passes `rest` (ok). */
-const columns = (rest: Sql) =>
-  `f.id AS id, f.path AS path, f.name AS name, f.type = 'directory' AS dir, (${rest.sql}) AS ok`;
+/**
+ * Which rows a walk in the search's order reads besides the organization's
+ * live ones: by size, the large files within the size bounds (a literal
+ * bound, so that SQLite sees the walk stays within the partial index).
+ */
+function walkedRange(spec: SearchSpec): Sql {
+  if (spec.sortBy !== "size") return { sql: "1", params: [] };
+  const range: Sql = { sql: `f.size >= ${LARGE_FILE_BYTES}`, params: [] };
+  if (spec.minSize !== undefined) {
+    range.sql += " AND f.size >= ?";
+    range.params.push(spec.minSize);
+  }
+  if (spec.maxSize !== undefined) {
+    range.sql += " AND f.size <= ?";
+    range.params.push(spec.maxSize);
+  }
+  return range;
+}
+
+const LIVE = "f.organization_id = ? AND f.is_deleted = 0";
+
+/** Columns of a Candidate: id, path, name, dir, whether the row passes `ok`, and whether a walk reads it. */
+const columns = (ok: Sql, walked: Sql) =>
+  `f.id AS id, f.path AS path, f.name AS name, f.type = 'directory' AS dir, (${ok.sql}) AS ok, (${walked.sql}) AS w`;
 
 /**
- * The sample's candidate rows, windows starting at `starts`. NOT INDEXED:
- * with the organization in the WHERE, SQLite would rather walk an
- * organization-prefixed index once per window.
+ * The sample's candidate rows, windows starting at `starts`: every live row
+ * of the organization, with whether it passes the search's other conditions
+ * (the total's estimate) and whether a walk reads it (the walk's density).
+ * NOT INDEXED: with the organization in the WHERE, SQLite would rather walk
+ * an organization-prefixed index once per window.
  */
 export function sampleQuery(organizationId: string, spec: SearchSpec, starts: number[], acl?: Sql): Sql {
-  const { range, rest } = conditions(organizationId, spec, acl);
+  const ok = allConditions(spec, acl);
+  const walked = walkedRange(spec);
   return {
     sql:
-      `SELECT ${columns(rest)} FROM json_each(?) w CROSS JOIN files f NOT INDEXED ` +
-      `ON f.rowid >= w.value AND f.rowid < w.value + ${WINDOW_ROWS} WHERE ${range.sql}`,
-    params: [...rest.params, JSON.stringify(starts), ...range.params],
+      `SELECT ${columns(ok, walked)} FROM json_each(?) w CROSS JOIN files f NOT INDEXED ` +
+      `ON f.rowid >= w.value AND f.rowid < w.value + ${WINDOW_ROWS} WHERE ${LIVE}`,
+    params: [...ok.params, ...walked.params, JSON.stringify(starts), organizationId],
   };
 }
 
@@ -108,15 +126,20 @@ export function sampleQuery(organizationId: string, spec: SearchSpec, starts: nu
  */
 export function walkQuery(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
-  const { range, rest } = conditions(organizationId, spec, acl);
+  // The walked range is in the WHERE (the index's range); the rest is a column, so that every
+  // row read counts against the walk's budget, rows a filter rejects too.
+  const walked = walkedRange(spec);
+  const ok = allConditions(spec, acl);
   const byName = `f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir}`;
   const [index, order] =
     spec.sortBy === "size"
       ? ["files_live_size_idx", `f.size ${dir}, ${byName}`]
       : ["files_live_name_idx", byName];
   return {
-    sql: `SELECT ${columns(rest)} FROM files f INDEXED BY ${index} WHERE ${range.sql} ORDER BY ${order}`,
-    params: [...rest.params, ...range.params],
+    sql:
+      `SELECT ${columns(ok, { sql: "1", params: [] })} FROM files f INDEXED BY ${index} ` +
+      `WHERE ${LIVE} AND ${walked.sql} ORDER BY ${order}`,
+    params: [...ok.params, organizationId, ...walked.params],
   };
 }
 
@@ -132,13 +155,13 @@ export function nameMatchesQuery(
   acl?: Sql,
 ): Sql {
   const { fts, viaFolders } = termsOf(spec);
-  const { range, rest } = conditions(organizationId, spec, acl);
+  const ok = allConditions(spec, acl);
   return {
     sql:
       "SELECT f.id AS id FROM files_fts JOIN files f ON f.rowid = files_fts.rowid " +
-      `WHERE files_fts MATCH ? AND ${range.sql} AND ${rest.sql} ` +
+      `WHERE files_fts MATCH ? AND ${LIVE} AND ${ok.sql} ` +
       "ORDER BY length(f.name), f.name COLLATE NOCASE, f.id LIMIT ? OFFSET ?",
-    params: [ftsExpression([...fts, ...viaFolders], "name"), ...range.params, ...rest.params, limit, offset],
+    params: [ftsExpression([...fts, ...viaFolders], "name"), organizationId, ...ok.params, limit, offset],
   };
 }
 
@@ -155,7 +178,7 @@ export interface DenseAnswer {
   estimated: boolean;
 }
 
-type Candidate = [id: string, path: string, name: string, dir: number, ok: number];
+type Candidate = [id: string, path: string, name: string, dir: number, ok: number, w: number];
 
 /**
  * The dense plan over prepared statements: a function answering one page,
@@ -174,21 +197,22 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     // exact plans (sparse words then skip three quarters of the sample).
     const first = starts.filter((_, i) => i % 4 === 0);
     const rest = starts.filter((_, i) => i % 4 !== 0);
+    const count = { hits: 0, walked: 0, walkedHits: 0 };
     const read = (windows: number[]) => {
       const q = sampleQuery(org, spec, windows, acl);
       // all(), not iterate(): a row handed over at once costs a third of one stepped to.
-      const tested = rows(q).all(...q.params) as Candidate[];
-      return { hits: tested.filter(test).length, seen: tested.length };
+      for (const c of rows(q).all(...q.params) as Candidate[]) {
+        const hit = test(c);
+        if (hit) count.hits++;
+        if (c[5] !== 1) continue;
+        count.walked++;
+        if (hit) count.walkedHits++;
+      }
     };
-    const a = read(first);
-    if (a.hits === 0) return undefined;
-    const b = rest.length > 0 ? read(rest) : { hits: 0, seen: 0 };
-    const hits = a.hits + b.hits;
-    return {
-      hits,
-      seen: a.seen + b.seen,
-      total: Math.round((hits * max) / Math.max(1, sampledRowids(starts, max))),
-    };
+    read(first);
+    if (count.hits === 0) return undefined;
+    if (rest.length > 0) read(rest);
+    return { ...count, total: Math.round((count.hits * max) / Math.max(1, sampledRowids(starts, max))) };
   };
 
   /** The page walking the order's index, or undefined past the walk's budget. */
@@ -231,14 +255,19 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const ids = (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);
       return ids.length === limit ? { ids, total, estimated: true } : undefined;
     }
-    const expectedWalk = ((offset + limit) * est.seen) / est.hits;
+    if (est.walkedHits === 0) return undefined;
+    const expectedWalk = ((offset + limit) * est.walked) / est.walkedHits;
     if (expectedWalk > options.denseMaxWalk) return undefined;
     // Matches may fall unevenly in this order (music's "01. …" names first): give up past a few
     // times what the sample expects, and at twice the most allowed.
     const budget = Math.min(2 * options.denseMaxWalk, Math.max(4 * expectedWalk, 1000));
     const page = walk(org, spec, limit, offset, budget, test, acl);
     if (!page) return undefined;
-    if (page.complete) return { ids: page.ids, total: page.matched, estimated: false };
+    if (page.complete) {
+      // By size, smaller files than the index holds may follow: the exact plans answer then.
+      if (spec.sortBy === "size" && (spec.minSize ?? 0) < LARGE_FILE_BYTES) return undefined;
+      return { ids: page.ids, total: page.matched, estimated: false };
+    }
     return { ids: page.ids, total, estimated: true };
   };
 }
