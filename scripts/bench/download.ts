@@ -30,13 +30,21 @@ async function curlGet(url: string, headers: string[], expectBytes: number): Pro
   return Number(speed) / 1048576;
 }
 
+/** How curl speaks each RPC protocol: content type and HTTP version (gRPC needs HTTP/2, here without TLS). */
+const RPC_WIRES = {
+  "Connect binary over HTTP/1.1": { type: "application/connect+proto", http: "--http1.1" },
+  "gRPC over HTTP/2": { type: "application/grpc", http: "--http2-prior-knowledge" },
+  "gRPC-Web binary over HTTP/1.1": { type: "application/grpc-web+proto", http: "--http1.1" },
+} as const;
+type RpcWire = keyof typeof RPC_WIRES;
+
 /**
- * One DownloadFile over the Connect protocol (HTTP/1.1, binary) read by curl,
- * the client of the REST figure: the server's RPC throughput without a
- * slower client in the way. MiB/s of file bytes, after checking the status
- * and that the stream is at least the file's size.
+ * One DownloadFile over an RPC protocol (binary) read by curl, the client of
+ * the REST figure: the server's RPC throughput without a slower client in
+ * the way. MiB/s of file bytes, after checking the status and that the
+ * stream is at least the file's size.
  */
-async function rpcCurl(a: AtticProcess, id: string): Promise<number> {
+async function rpcCurl(a: AtticProcess, id: string, wire: RpcWire): Promise<number> {
   const msg = toBinary(DownloadFileRequestSchema, create(DownloadFileRequestSchema, { id }));
   const body = Buffer.alloc(5 + msg.length);
   body.writeUInt32BE(msg.length, 1);
@@ -47,10 +55,11 @@ async function rpcCurl(a: AtticProcess, id: string): Promise<number> {
     "curl",
     [
       "-sS",
+      RPC_WIRES[wire].http,
       "-o",
       "/dev/null",
       "-H",
-      "content-type: application/connect+proto",
+      `content-type: ${RPC_WIRES[wire].type}`,
       "-H",
       `authorization: Bearer ${a.token}`,
       "--data-binary",
@@ -62,7 +71,8 @@ async function rpcCurl(a: AtticProcess, id: string): Promise<number> {
     { cpu: CLI_CPU, timeoutMs: 300_000 },
   );
   const [code, size, seconds] = r.stdout.trim().split(" ").map(Number);
-  if (code !== 200 || (size as number) < GiB) throw new Error(`RPC download by curl: ${code}, ${size} bytes`);
+  if (code !== 200 || (size as number) < GiB)
+    throw new Error(`RPC download (${wire}) by curl: ${code}, ${size} bytes`);
   return GiB / 1048576 / (seconds as number);
 }
 
@@ -116,24 +126,35 @@ export async function downloadBench(): Promise<Figure[]> {
       const figures = [
         mk("curl GET 1 GiB (warm, 1 conn)", "MiB/s", full.attic, full.ref, a, `median of ${RUNS}`),
       ];
-      // RPC against REST on the same server and file: FileService.DownloadFile, Connect binary,
-      // read by curl (the same client as REST) and by a Node Connect client.
-      const rpc = { curl: [] as number[], h2: [] as number[], h1: [] as number[], rest: [] as number[] };
+      // RPC against REST on the same server and file: FileService.DownloadFile in each protocol,
+      // read by curl (the same client as REST), and Connect by a Node Connect client.
+      const rpc = {
+        curl: [] as number[],
+        grpc: [] as number[],
+        grpcWeb: [] as number[],
+        h2: [] as number[],
+        h1: [] as number[],
+        rest: [] as number[],
+      };
       for (let i = 0; i < RUNS; i++) {
-        rpc.curl.push(await rpcCurl(a, file.id));
+        rpc.curl.push(await rpcCurl(a, file.id, "Connect binary over HTTP/1.1"));
+        rpc.grpc.push(await rpcCurl(a, file.id, "gRPC over HTTP/2"));
+        rpc.grpcWeb.push(await rpcCurl(a, file.id, "gRPC-Web binary over HTTP/1.1"));
         rpc.h2.push(await rpcGet(a, file.id, "2"));
         rpc.h1.push(await rpcGet(a, file.id, "1.1"));
         rpc.rest.push(await curlGet(atticUrl, [`Authorization: ${auth}`], GiB));
       }
       for (const [label, samples] of [
-        ["HTTP/1.1, read by curl", rpc.curl],
-        ["HTTP/2, Node Connect client", rpc.h2],
-        ["HTTP/1.1, Node Connect client", rpc.h1],
+        ["Connect binary over HTTP/1.1, read by curl", rpc.curl],
+        ["gRPC over HTTP/2, read by curl", rpc.grpc],
+        ["gRPC-Web binary over HTTP/1.1, read by curl", rpc.grpcWeb],
+        ["Connect binary over HTTP/2, Node Connect client", rpc.h2],
+        ["Connect binary over HTTP/1.1, Node Connect client", rpc.h1],
       ] as const) {
         figures.push(
           figure({
             benchmark: "download",
-            metric: `RPC DownloadFile 1 GiB, Connect binary over ${label}`,
+            metric: `RPC DownloadFile 1 GiB, ${label}`,
             unit: "MiB/s",
             attic: median(samples),
             reference: median(rpc.rest),

@@ -4,6 +4,8 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { encodeEnvelope } from "@connectrpc/connect/protocol";
 import { endStreamFlag, endStreamToJson } from "@connectrpc/connect/protocol-connect";
+import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
+import { trailerFlag, trailerSerialize } from "@connectrpc/connect/protocol-grpc-web";
 import type { AppContext } from "../context.ts";
 import { authenticate } from "../domain/auth/authenticate.ts";
 import { DownloadFileRequestSchema, DownloadFileResponseSchema } from "../gen/attic/v1/file_pb.ts";
@@ -18,7 +20,20 @@ import { codeName, hit, recordCall } from "./interceptors.ts";
 
 const PATH = "/attic.v1.FileService/DownloadFile";
 const PROCEDURE = "attic.v1.FileService/DownloadFile";
-const CONTENT_TYPE = "application/connect+proto";
+/** The protocols taken here, by request content type (binary only), and the content type each answers with. */
+type Wire = "connect" | "grpc" | "grpc-web";
+const WIRES: Record<string, Wire> = {
+  "application/connect+proto": "connect",
+  "application/grpc": "grpc",
+  "application/grpc+proto": "grpc",
+  "application/grpc-web": "grpc-web",
+  "application/grpc-web+proto": "grpc-web",
+};
+const RESPONSE_TYPE: Record<Wire, string> = {
+  connect: "application/connect+proto",
+  grpc: "application/grpc+proto",
+  "grpc-web": "application/grpc-web+proto",
+};
 /** As files.rpc.ts: the documented chunk size of DownloadFile. */
 const CHUNK_BYTES = 64 * 1024;
 /** A DownloadFileRequest is an id: anything longer is not one. */
@@ -42,25 +57,41 @@ function chunkFrame(n: number): Uint8Array {
   return frame;
 }
 
-/** The Connect end-of-stream message: the error, if any, and its metadata. */
-function endStream(error: ConnectError | undefined): Uint8Array {
-  // The error's own metadata goes in with it; no other trailers.
-  const json = endStreamToJson(new Headers(), error, undefined);
-  return encodeEnvelope(endStreamFlag, new TextEncoder().encode(JSON.stringify(json)));
+/**
+ * Ends the response the way each protocol ends a stream: Connect with its
+ * end-of-stream message, gRPC with HTTP/2 trailers, gRPC-Web with a trailer
+ * frame; each carrying the error, if any, and its metadata (no other
+ * trailers), encoded by Connect's own functions.
+ */
+function endStream(res: ServerResponse, wire: Wire, error: ConnectError | undefined): void {
+  if (wire === "connect") {
+    const json = endStreamToJson(new Headers(), error, undefined);
+    res.end(encodeEnvelope(endStreamFlag, new TextEncoder().encode(JSON.stringify(json))));
+    return;
+  }
+  const trailer = setTrailerStatus(new Headers(), error);
+  if (wire === "grpc-web") {
+    res.end(encodeEnvelope(trailerFlag, trailerSerialize(trailer)));
+    return;
+  }
+  res.addTrailers(Object.fromEntries(trailer));
+  res.end();
 }
 
 /**
- * FileService.DownloadFile over the Connect protocol (binary, uncompressed),
- * with each chunk written from the pooled read buffers behind its own frame
+ * FileService.DownloadFile over the Connect, gRPC (HTTP/2) and gRPC-Web
+ * protocols (binary, uncompressed, no deadline), with each chunk written from the pooled read buffers behind its own frame
  * header: Connect's generic path serializes every 64 KiB message twice
  * (protobuf, then envelope), and a fifth of its time went to collecting
  * those copies. The same steps as the router's interceptors and method, in
  * their order and from the same functions (request id, authenticate, the
  * per-address and per-user limits, files.get and openContent with
  * organization scoping and folder grants, toConnectError, recordCall), and
- * the same bytes on the wire. gRPC, gRPC-Web, JSON, compressed requests and
- * cross-origin calls go to the router. test/rpc/download-hot-path.test.ts
- * compares both paths message by message.
+ * the same bytes on the wire (the three protocols frame messages alike and
+ * differ only in how the stream ends). JSON, compressed requests, calls
+ * with a gRPC deadline (the router enforces it) and cross-origin calls go to
+ * the router. test/rpc/download-hot-path.test.ts compares both paths
+ * message by message, per protocol.
  */
 export function rpcDownloadHotPath(
   ctx: AppContext,
@@ -70,19 +101,27 @@ export function rpcDownloadHotPath(
   return function rpcDownloadHot(req, res) {
     if (req.method !== "POST" || req.url !== PATH) return false;
     const h = req.headers;
-    if (h["content-type"] !== CONTENT_TYPE || h.origin !== undefined) return false;
-    const encoding = h["connect-content-encoding"];
+    const wire = WIRES[h["content-type"] ?? ""];
+    if (!wire || h.origin !== undefined) return false;
+    const encoding = h[wire === "connect" ? "connect-content-encoding" : "grpc-encoding"];
     if (encoding !== undefined && encoding !== "identity") return false;
+    if (wire !== "connect" && h["grpc-timeout"] !== undefined) return false;
+    // gRPC needs HTTP/2's trailers.
+    if (wire === "grpc" && req.httpVersionMajor !== 2) return false;
     if (!h.authorization && !h["x-api-key"]) return false;
-    void answer(req, res);
+    void answer(req, res, wire);
     return true;
   };
 
-  async function answer(req: IncomingMessage | Http2ServerRequest, res: ServerResponse): Promise<void> {
+  async function answer(
+    req: IncomingMessage | Http2ServerRequest,
+    res: ServerResponse,
+    wire: Wire,
+  ): Promise<void> {
     const start = performance.now();
     const h = req.headers;
     const requestId = requestIdOf(h["x-request-id"] as string | undefined);
-    const head: Record<string, string> = { "content-type": CONTENT_TYPE, "x-request-id": requestId };
+    const head: Record<string, string> = { "content-type": RESPONSE_TYPE[wire], "x-request-id": requestId };
     let userId: string | undefined;
     const done = (code: string) => recordCall(ctx, { procedure: PROCEDURE, code, start, requestId, userId });
     // As the router: an error before the method (authentication, limits) carries the request id in
@@ -92,12 +131,8 @@ export function rpcDownloadHotPath(
       const mapped = toConnectError(err, ctx.log);
       if (!inMethod) mapped.metadata.set("X-Request-Id", requestId);
       done(codeName(mapped));
-      if (res.headersSent) {
-        res.end(endStream(mapped));
-        return;
-      }
-      res.writeHead(200, head);
-      res.end(endStream(mapped));
+      if (!res.headersSent) res.writeHead(200, head);
+      endStream(res, wire, mapped);
     };
     try {
       const body = await readBody(req);
@@ -144,7 +179,7 @@ export function rpcDownloadHotPath(
       });
       res.write(encodeEnvelope(0, toBinary(DownloadFileResponseSchema, metadata)));
       if (opened) await pumpFramed(opened, 0, content.size - 1, res, CHUNK_BYTES, chunkFrame);
-      res.end(endStream(undefined));
+      endStream(res, wire, undefined);
       done("ok");
     } catch (err) {
       if (res.headersSent && res.destroyed) {

@@ -1,7 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { createClient } from "@connectrpc/connect";
-import { createConnectTransport } from "@connectrpc/connect-node";
+import { ConnectError, createClient, type Transport } from "@connectrpc/connect";
+import {
+  createConnectTransport,
+  createGrpcTransport,
+  createGrpcWebTransport,
+} from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DownloadFileRequestSchema, FileService } from "../../src/gen/attic/v1/file_pb.ts";
 import { createUser } from "../helpers/accounts.ts";
@@ -9,11 +13,11 @@ import { mkdir, upload } from "../helpers/files.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 /**
- * DownloadFile over the Connect protocol (binary) is answered by
- * src/rpc/download-hot-path.ts, which writes the frames itself; a request
- * with an Origin header goes through the Connect router. Both must put the
- * same bytes on the wire: the same messages, the same end of stream, the
- * same error codes and messages.
+ * DownloadFile over the Connect, gRPC and gRPC-Web protocols (binary) is
+ * answered by src/rpc/download-hot-path.ts, which writes the frames itself;
+ * a request with an Origin header goes through the Connect router. Both
+ * must put the same bytes on the wire: the same messages, the same end of
+ * stream, the same error codes and messages.
  */
 function envelope(id: string): Uint8Array {
   const msg = toBinary(DownloadFileRequestSchema, create(DownloadFileRequestSchema, { id }));
@@ -123,6 +127,100 @@ describe("RPC DownloadFile hot path", () => {
       expect(noId(h)).toEqual(noId(r));
     });
   }
+
+  /** Every message of a download (or its error) through `transport`, by the hot path or (with an Origin) the router. */
+  async function collect(transport: Transport, id: string, headers: Record<string, string>) {
+    const client = createClient(FileService, transport);
+    const messages: unknown[] = [];
+    try {
+      for await (const m of client.downloadFile({ id }, { headers })) messages.push(m);
+      return { messages };
+    } catch (err) {
+      const e = ConnectError.from(err);
+      const metadata = Object.fromEntries(
+        // Per call: the request id, the remaining budget and its reset, and the protocol's own fields.
+        [...e.metadata].filter(
+          ([k]) =>
+            !["x-request-id", "x-ratelimit-remaining", "x-ratelimit-reset", "content-type", "date"].includes(
+              k,
+            ) && !k.startsWith("grpc-"),
+        ),
+      );
+      return {
+        messages,
+        code: e.code,
+        message: e.rawMessage,
+        requestId: !!e.metadata.get("x-request-id"),
+        metadata,
+      };
+    }
+  }
+
+  for (const [protocol, transport] of [
+    ["gRPC over HTTP/2", (url: string) => createGrpcTransport({ baseUrl: url })],
+    ["gRPC-Web over HTTP/1.1", (url: string) => createGrpcWebTransport({ baseUrl: url, httpVersion: "1.1" })],
+    ["gRPC-Web over HTTP/2", (url: string) => createGrpcWebTransport({ baseUrl: url, httpVersion: "2" })],
+  ] as const) {
+    it(`answers ${protocol} as the router does: messages, ends and errors`, async () => {
+      const t = transport(s.url);
+      const routedHeaders = (h: Record<string, string>) => ({ ...h, origin: "http://elsewhere.example" });
+      const ok = await collect(t, bigId, auth());
+      expect(ok.code).toBeUndefined();
+      expect(ok).toEqual(await collect(t, bigId, routedHeaders(auth())));
+      const parts = ok.messages.flatMap((m) => {
+        const d = (m as { data: { case: string; value: Uint8Array } }).data;
+        return d.case === "chunk" ? [d.value] : [];
+      });
+      expect(Buffer.concat(parts).equals(big)).toBe(true);
+      expect(await collect(t, emptyId, auth())).toEqual(await collect(t, emptyId, routedHeaders(auth())));
+      for (const [id, headers] of [
+        ["01900000-0000-7000-8000-000000000000", auth()],
+        ["nope", auth()],
+        [dirId, auth()],
+        [bigId, { authorization: `Bearer ${other}` }],
+        [bigId, { authorization: "Bearer not.a.token" }],
+      ] as const) {
+        const hot = await collect(t, id, headers);
+        expect(hot.code, `${protocol} ${id}`).toBeDefined();
+        expect(hot, `${protocol} ${id}`).toEqual(await collect(t, id, routedHeaders(headers)));
+      }
+    });
+  }
+
+  it("answers a garbled gRPC-Web message as the router does", async () => {
+    const garbled = Buffer.from([0, 0, 0, 0, 3, 0xff, 0xff, 0xff]);
+    const end = async (headers: Record<string, string>) => {
+      const res = await fetch(`${s.url}/attic.v1.FileService/DownloadFile`, {
+        method: "POST",
+        headers: { "content-type": "application/grpc-web+proto", ...auth(), ...headers },
+        body: garbled,
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/grpc-web+proto");
+      const f = frames(Buffer.from(await res.arrayBuffer()));
+      expect(f.map(([flags]) => flags)).toEqual([0x80]);
+      return f[0]?.[1].toString().replace(/x-request-id: [^\r]+/, "x-request-id: id");
+    };
+    const hot = await end({});
+    expect(hot).toMatch(/^grpc-message: parse%20binary.*\r\ngrpc-status: 3\r\nx-request-id: id\r\n$/s);
+    expect(hot).toBe(await end({ origin: "http://elsewhere.example" }));
+  });
+
+  it("sends gRPC-Web's bytes as the router does for a file of many chunks", async () => {
+    const call = async (headers: Record<string, string>) =>
+      Buffer.from(
+        await (
+          await fetch(`${s.url}/attic.v1.FileService/DownloadFile`, {
+            method: "POST",
+            headers: { "content-type": "application/grpc-web+proto", ...auth(), ...headers },
+            body: envelope(bigId),
+          })
+        ).arrayBuffer(),
+      );
+    const hot = await call({});
+    expect(hot.equals(await call({ origin: "http://elsewhere.example" }))).toBe(true);
+    expect(frames(hot).at(-1)?.[1].toString()).toBe("grpc-status: 0\r\n");
+  });
 
   it("downloads byte-exact with a Connect client over HTTP/1.1 and HTTP/2", async () => {
     for (const httpVersion of ["1.1", "2"] as const) {
