@@ -80,8 +80,9 @@ function endStream(res: ServerResponse, wire: Wire, error: ConnectError | undefi
 
 /**
  * FileService.DownloadFile over the Connect, gRPC (HTTP/2) and gRPC-Web
- * protocols (binary, uncompressed, no deadline), with each chunk written from the pooled read buffers behind its own frame
- * header: Connect's generic path serializes every 64 KiB message twice
+ * protocols (binary, uncompressed, no deadline), with each chunk written
+ * from the pooled read buffers behind its own frame header: Connect's
+ * generic path serializes every 64 KiB message twice
  * (protobuf, then envelope), and a fifth of its time went to collecting
  * those copies. The same steps as the router's interceptors and method, in
  * their order and from the same functions (request id, authenticate, the
@@ -89,8 +90,8 @@ function endStream(res: ServerResponse, wire: Wire, error: ConnectError | undefi
  * organization scoping and folder grants, toConnectError, recordCall), and
  * the same bytes on the wire (the three protocols frame messages alike and
  * differ only in how the stream ends). JSON, compressed requests, calls
- * with a gRPC deadline (the router enforces it) and cross-origin calls go to
- * the router. test/rpc/download-hot-path.test.ts compares both paths
+ * with a deadline (the router enforces it) and cross-origin calls go to the
+ * router. test/rpc/download-hot-path.test.ts compares both paths
  * message by message, per protocol.
  */
 export function rpcDownloadHotPath(
@@ -105,7 +106,8 @@ export function rpcDownloadHotPath(
     if (!wire || h.origin !== undefined) return false;
     const encoding = h[wire === "connect" ? "connect-content-encoding" : "grpc-encoding"];
     if (encoding !== undefined && encoding !== "identity") return false;
-    if (wire !== "connect" && h["grpc-timeout"] !== undefined) return false;
+    // A deadline is the router's to enforce.
+    if (h[wire === "connect" ? "connect-timeout-ms" : "grpc-timeout"] !== undefined) return false;
     // gRPC needs HTTP/2's trailers.
     if (wire === "grpc" && req.httpVersionMajor !== 2) return false;
     if (!h.authorization && !h["x-api-key"]) return false;
