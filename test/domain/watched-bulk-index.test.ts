@@ -110,8 +110,10 @@ describe("bulk search indexing of watched scans", () => {
     expect(matches("zoe 12")).toContain("/Drive/Photos/Trip 5/Zoë 12.jpg");
     expect(matches("joga")).toEqual(["/Drive/Music/Björk/Jóga.flac"]);
     expect(deferred()).toBe(0);
-    // Scans checkpoint the WAL themselves while they write; the connection's own threshold is back after.
+    // Scans checkpoint the WAL themselves while they write, with a smaller page cache; the connection's own
+    // settings are back after.
     expect(db.$client.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+    expect(db.$client.pragma("cache_size", { simple: true })).toBe(-65536);
 
     // A directory replaced by a file of the same name, a file by a directory, a rename, a removal.
     rmSync(join(host, "Music/Björk"), { recursive: true });
@@ -150,6 +152,29 @@ describe("bulk search indexing of watched scans", () => {
     expect(() => integrity()).not.toThrow();
     expect(matches("moved")).toEqual(["/Drive/Photos/Zoë moved.jpg"]);
     expect(matches("fresh")).toEqual(["/Drive/Photos/New album/Fresh.jpg"]);
+  });
+
+  it("indexes a directory of more entries than the writer takes at a time, and a rename inside it", async () => {
+    // 1300 entries: the scanner hands them to the writer in pieces of 512 (scanner.ts FLUSH_EVERY).
+    for (let i = 0; i < 1300; i++) write(`Big/file ${i}.txt`, `${i}`);
+    const stats = newStats();
+    await scan([root()], { stats });
+    expect(stats.indexed).toBe(1300);
+    expect(() => integrity()).not.toThrow();
+    const big = repo.byRel(fid, "Big")!;
+    expect(repo.children(org, big.id)).toHaveLength(1300);
+    expect(matches("file 1299")).toEqual(["/Drive/Big/file 1299.txt"]);
+
+    // A rename (same size and mtime) keeps its row; a new file next to it is a new row.
+    const before = repo.byRel(fid, "Big/file 7.txt")!;
+    renameSync(join(host, "Big/file 7.txt"), join(host, "Big/renamed 7.txt"));
+    write("Big/extra.txt");
+    await scan();
+    expect(() => integrity()).not.toThrow();
+    expect(repo.byRel(fid, "Big/renamed 7.txt")?.id).toBe(before.id);
+    expect(repo.children(org, big.id)).toHaveLength(1301);
+    expect(matches("renamed 7")).toEqual(["/Drive/Big/renamed 7.txt"]);
+    expect(matches("extra")).toEqual(["/Drive/Big/extra.txt"]);
   });
 
   it("indexes rows inserted and then removed or renamed in the same transaction", () => {

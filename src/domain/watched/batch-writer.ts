@@ -43,7 +43,7 @@ export class BatchWriter {
   private rowCost = FIRST_ROW_COST_MS;
   private sinceCheckpoint = 0;
   private checkpointEvery = 1;
-  /** Gives SQLite's automatic checkpoint back (held from the writer's first checkpoint until close). */
+  /** Gives the connection's settings back (watched.repo.ts holdScanSettings: held from construction until close). */
   private release: (() => void) | undefined;
   /** The flush in progress. */
   private writing: Promise<void> | undefined;
@@ -51,6 +51,7 @@ export class BatchWriter {
     this.repo = repo;
     this.stats = stats;
     this.busy = busy;
+    this.release = repo.holdScanSettings();
   }
   push(op: () => void): void {
     this.ops.push(op);
@@ -68,7 +69,7 @@ export class BatchWriter {
   async flush(): Promise<void> {
     await this.drain(true);
   }
-  /** Ends the writer's hold on the connection's checkpoint setting (after the last flush, or on failure). */
+  /** Ends the writer's hold on the connection's settings (after the last flush, or on failure). */
   close(): void {
     this.release?.();
     this.release = undefined;
@@ -111,7 +112,6 @@ export class BatchWriter {
       // as many as wrote about CHECKPOINT_PAGES pages of WAL, going by the last checkpoint.
       if (++this.sinceCheckpoint >= this.checkpointEvery) {
         await yieldToLoop();
-        this.release ??= this.repo.holdAutoCheckpoint();
         const pages = this.repo.checkpoint();
         const perTransaction = pages / this.sinceCheckpoint;
         this.checkpointEvery = Math.max(

@@ -1,6 +1,6 @@
 import { lookup } from "mime-types";
 import type { FileFacts } from "../../platform/hostfs.ts";
-import { newId, nowIso } from "../../platform/ids.ts";
+import { newId } from "../../platform/ids.ts";
 import type { BatchWriter } from "./batch-writer.ts";
 import type { DirTask, ScanTarget } from "./scan-types.ts";
 import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
@@ -24,7 +24,7 @@ export function dirEntry(
   if (row) writer.push(() => repo.deleteSubtree(target.folderId, rel));
   const id = newId();
   const path = `${parent.path}/${name}`;
-  const now = nowIso();
+  const now = isoOf(Date.now());
   writer.push(() =>
     repo.insertEntry({
       ...base(target, parent, id, name, path, rel, now),
@@ -61,7 +61,7 @@ export function fileEntry(
   const id = newId();
   writer.push(() =>
     repo.insertEntry({
-      ...base(target, parent, id, name, `${parent.path}/${name}`, rel, nowIso()),
+      ...base(target, parent, id, name, `${parent.path}/${name}`, rel, isoOf(Date.now())),
       type: "file",
       size: facts.size,
       mime_type: mimeOf(name),
@@ -72,10 +72,23 @@ export function fileEntry(
   return true;
 }
 
-/** A host mtime as ISO text; absurd clocks (before 1970, past year 9999) read as now. */
+let lastMs = Number.NaN;
+let lastIso = "";
+/**
+ * A time (ms) as ISO text; absurd clocks (before 1970, past year 9999) read
+ * as now. The last answer is kept: a scan asks for the same millisecond (now,
+ * or the mtime shared by a directory's files) many times in a row, and
+ * formatting a date cost ~1 µs a row (~1.7 s of a 1M-file scan's profile).
+ */
 function isoOf(ms: number): string {
+  if (ms === lastMs) return lastIso;
   const d = new Date(ms);
-  return ms >= 0 && !Number.isNaN(d.getTime()) && d.getUTCFullYear() < 10000 ? d.toISOString() : nowIso();
+  const iso =
+    ms >= 0 && !Number.isNaN(d.getTime()) && d.getUTCFullYear() < 10000 ? d.toISOString() : undefined;
+  if (iso === undefined) return isoOf(Date.now());
+  lastMs = ms;
+  lastIso = iso;
+  return iso;
 }
 
 function base(

@@ -20,6 +20,8 @@ import type { WatchedRepo } from "./watched.repo.ts";
 const DIR_CONCURRENCY = 8;
 const YIELD_EVERY_MS = 10;
 const STAT_CONCURRENCY = 32;
+/** Entries of one directory between two chances for the writer to write (and the event loop to run). */
+const FLUSH_EVERY = 512;
 
 /**
  * Brings the index of the directories in `start` (and below, per
@@ -93,7 +95,11 @@ async function syncDir(
   let depth = 1;
   for (let i = 0; i < task.path.length; i++) if (task.path.charCodeAt(i) === 47) depth++;
   const tooDeep = depth > target.limits.maxDepth;
+  let seen = 0;
   for (const entry of entries) {
+    // A huge directory's rows go to the writer as they are made: the loop never holds the event loop for
+    // long, and 100k queued writes never pile up in the heap.
+    if (++seen % FLUSH_EVERY === 0) await writer.maybeFlush();
     const row = byName.get(entry.name);
     if (entry.kind === "skip") continue;
     if (tooDeep || task.path.length + 1 + entry.name.length > target.limits.maxPathLength) {
@@ -108,7 +114,16 @@ async function syncDir(
     } else if (!row) fresh.push(entry);
     else if (fileEntry(repo, writer, target, task, entry.name, entry.facts, row)) opts.stats.indexed++;
   }
-  renameOrAdd(repo, writer, target, task, fresh, byName, opts);
+  if (opts.moves || [...byName.values()].some((row) => row.type === "file"))
+    renameOrAdd(repo, writer, target, task, fresh, byName, opts);
+  else {
+    // No vanished file for a new name to be a rename of: every new name is a new row.
+    for (const [i, { name, facts }] of fresh.entries()) {
+      fileEntry(repo, writer, target, task, name, facts, undefined);
+      opts.stats.indexed++;
+      if (i % FLUSH_EVERY === FLUSH_EVERY - 1) await writer.maybeFlush();
+    }
+  }
   // Rows whose entry vanished, or became something never indexed (a FIFO, an escaping link).
   for (const gone of byName.values()) {
     const rel = relOf(task, gone.name);
