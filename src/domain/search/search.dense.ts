@@ -84,16 +84,12 @@ function allConditions(spec: SearchSpec, acl?: Sql): Sql {
  */
 function walkedRange(spec: SearchSpec): Sql {
   if (spec.sortBy !== "size") return { sql: "1", params: [] };
-  const range: Sql = { sql: `f.size >= ${LARGE_FILE_BYTES}`, params: [] };
-  if (spec.minSize !== undefined) {
-    range.sql += " AND f.size >= ?";
-    range.params.push(spec.minSize);
-  }
-  if (spec.maxSize !== undefined) {
-    range.sql += " AND f.size <= ?";
-    range.params.push(spec.maxSize);
-  }
-  return range;
+  // BETWEEN gives the index range both bounds: of two lower bounds, SQLite starts the range at
+  // the first one written, and starting at 100 MiB for "over 1 GB" read ~60k entries more.
+  return {
+    sql: `f.size >= ${LARGE_FILE_BYTES} AND f.size BETWEEN ? AND ?`,
+    params: [Math.max(spec.minSize ?? 0, LARGE_FILE_BYTES), spec.maxSize ?? Number.MAX_SAFE_INTEGER],
+  };
 }
 
 const LIVE = "f.organization_id = ? AND f.is_deleted = 0";

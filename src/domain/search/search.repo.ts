@@ -32,7 +32,7 @@ export const MAX_EXPANSION = 400;
 /** Past every code point: the end of a range of terms beginning with a prefix. */
 const LAST = String.fromCodePoint(0x10ffff);
 
-/** When the broad plan (search.broad.ts) is used instead of the general one. */
+/** When the dense (search.dense.ts) and broad (search.broad.ts) plans are used instead of the general one. */
 export interface SearchPlanOptions {
   /** Whether the broad plan may be used at all. */
   broad: boolean;
