@@ -178,17 +178,22 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       repo.updateFolder(st.id, progress());
       metrics.watchedScanRate.set({ folder: st.id }, rate());
     }, 1000);
+    // The scan's settings (a small page cache) last until the count: counting reads every file row, which
+    // filled the connection's 64 MiB cache at 1M files, a fifth of the server's resident set.
+    const release = repo.holdScanSettings();
+    let files_indexed: number;
     try {
       const task: DirTask = { rel: "", ...mount, isNew: false };
       await syncTree(repo, target(st, row, root), [task], scanOptions(st, stats, full, "all"));
+      // Counting a million rows costs ~0.3 s: a scan that added, changed and removed nothing keeps the count.
+      const unchanged = stats.indexed + stats.removed === 0 && row.last_scan_finished_at !== null;
+      files_indexed = unchanged ? row.files_indexed : repo.countFiles(st.id);
     } finally {
+      release();
       clearInterval(reporter);
     }
     metrics.watchedScanRate.set({ folder: st.id }, rate());
     record(stats);
-    // Counting a million rows costs ~0.3 s: a scan that added, changed and removed nothing keeps the count.
-    const unchanged = stats.indexed + stats.removed === 0 && row.last_scan_finished_at !== null;
-    const files_indexed = unchanged ? row.files_indexed : repo.countFiles(st.id);
     // Where the root lives, remembered while it has content (see emptyRootReason).
     const where = files_indexed > 0 ? await deviceOf(root) : undefined;
     repo.updateFolder(st.id, {
