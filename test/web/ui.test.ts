@@ -378,6 +378,33 @@ describe.skipIf(missing("web UI", "/usr/bin/chromium", "ffmpeg"))("web UI", () =
     expect(await page.getByRole("button", { name: "New folder" }).count()).toBe(0);
   });
 
+  it("says a large search's total is an estimate, and keeps offering more", async () => {
+    // 6,000 matches: above the bound past which a search may estimate its total.
+    const bulk = join(fx.dir, "library", "Bulk");
+    mkdirSync(bulk, { recursive: true });
+    for (let i = 0; i < 6000; i++) writeFileSync(join(bulk, `bulkphoto-${i}.jpg`), "");
+    const folders = await s.api("GET", "/api/v1/watched-folders", { token });
+    const library = folders.body.folders.find((w: { name: string }) => w.name === "Library");
+    expect((await s.api("POST", `/api/v1/watched-folders/${library.id}/scan`, { token })).status).toBe(202);
+    let found: { total: number; total_is_estimate: boolean } = { total: 0, total_is_estimate: false };
+    for (let i = 0; i < 300 && !found.total_is_estimate; i++) {
+      found = (await s.api("GET", "/api/v1/search?q=bulkphoto&limit=100", { token })).body;
+      if (!found.total_is_estimate) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(found.total_is_estimate).toBe(true);
+    await page.goto(`${s.url}/search?q=bulkphoto`);
+    await page.getByText(/^about [\d,]+ results$/).waitFor();
+    const results = page.getByRole("listbox", { name: "Search results" });
+    await results.locator('[data-name="bulkphoto-0.jpg"]').waitFor();
+    const next = page.waitForResponse(
+      (r) => r.url().includes("/api/v1/search") && r.url().includes("offset=100"),
+    );
+    await page.getByRole("button", { name: "Show more" }).click();
+    expect(((await (await next).json()) as { files: unknown[] }).files).toHaveLength(100);
+    // Still an estimate, still more to show.
+    await page.getByRole("button", { name: "Show more" }).waitFor();
+  });
+
   it("manages users and roles", async () => {
     await page.getByRole("link", { name: "Users & roles" }).click();
     const form = page.getByRole("form", { name: "Add a user" });
