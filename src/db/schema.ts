@@ -263,6 +263,7 @@ export const files = sqliteTable(
       sql`(${t.type} = 'directory') DESC`,
       sql`${t.name} COLLATE NOCASE`,
       t.name,
+      t.acl_id,
     ),
     index("files_path_idx").on(t.organization_id, t.path),
     index("files_live_name_idx").on(t.organization_id, t.is_deleted, sql`${t.name} COLLATE NOCASE`),

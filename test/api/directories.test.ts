@@ -1,5 +1,6 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdir, upload } from "../helpers/files.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -246,5 +247,25 @@ describe("directories", () => {
     }
     // The name is free again.
     expect((await s.api("POST", "/api/v1/directories", { token, body: { name: "full" } })).status).toBe(201);
+  });
+  it("a directory's children follow every change at once, a write through another connection included", async () => {
+    const dir = (await mkdir(s, token, "Followed")).id as string;
+    const names = async () =>
+      (await s.api("GET", `/api/v1/directories/${dir}/children?limit=100`, { token })).body.files.map(
+        (f: { name: string }) => f.name,
+      );
+    expect(await names()).toEqual([]);
+    const first = (await upload(s, token, "one.txt", "1", { parentId: dir })).body.id as string;
+    expect(await names()).toEqual(["one.txt"]);
+    expect(await names()).toEqual(["one.txt"]);
+    const other = new Database(join(s.dataDir, "attic.db"));
+    try {
+      other.prepare("UPDATE files SET name = 'two.txt' WHERE id = ?").run(first);
+    } finally {
+      other.close();
+    }
+    let seen: string[] = [];
+    for (let i = 0; i < 100 && seen[0] !== "two.txt"; i++) seen = await names();
+    expect(seen).toEqual(["two.txt"]);
   });
 });

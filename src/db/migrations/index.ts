@@ -13,6 +13,7 @@ import m0012 from "./0012_files_acl_index.ts";
 import m0013 from "./0013_children_order_index.ts";
 import m0014 from "./0014_search_deferred_index.ts";
 import m0015 from "./0015_files_live_size_index.ts";
+import m0016 from "./0016_children_index_acl.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   { id: 13, name: "children_order_index", sql: m0013 },
   { id: 14, name: "search_deferred_index", sql: m0014 },
   { id: 15, name: "files_live_size_index", sql: m0015 },
+  { id: 16, name: "children_index_acl", sql: m0016 },
 ];

@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client.ts";
+import { changeWatch, type Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import { type Access, LEVEL } from "../access/access.ts";
@@ -17,6 +17,7 @@ import {
 } from "./files.schemas.ts";
 import { DIRECTORY_MIME } from "./mime.ts";
 import { normalizeName } from "./names.ts";
+import { createPageCache } from "./page-cache.ts";
 import type { Tree } from "./tree.ts";
 
 /** Most nodes one tree answer may hold; deeper trees are asked for with `depth`. */
@@ -35,6 +36,8 @@ export function createDirectoriesService(deps: {
   metrics: Metrics;
 }) {
   const { db, repo, tree, access } = deps;
+  /** A directory's pages, reused until the database changes (page-cache.ts), as GET /files?parent_id does. */
+  const pages = createPageCache<{ files: FileDto[]; total: number }>(changeWatch(db.$client));
 
   function withCounts(actor: Actor, rows: readonly FileRow[]): DirectoryDto[] {
     const counts = repo.childCounts(
@@ -97,8 +100,13 @@ export function createDirectoriesService(deps: {
       requirePermission(actor, "file:read");
       const page = parseInput(PageInput, input ?? {});
       const dir = tree.liveDir(actor, id);
-      const { rows, total } = repo.children(actor.organizationId, access.view(actor), dir.id, page);
-      return { files: toFileDtos(db, rows), total };
+      const view = access.view(actor);
+      // The rows a viewer sees depend on the organization, the directory, the page and the view's readable roots.
+      const key = `${actor.organizationId}|${dir.id}|${page.limit}|${page.offset}|${view.top}|${view.atLeast[1]}`;
+      return pages.get(key, () => {
+        const { rows, total } = repo.children(actor.organizationId, view, dir.id, page);
+        return { files: toFileDtos(db, rows), total };
+      });
     },
 
     /** Directories only, under `parent_id` (top level when absent), paginated. */
