@@ -25,21 +25,29 @@ const VARIANT_RANGES: [number, number][] = [
   [0x400, 0x45f],
 ];
 
-/** Folded character → every precomposed character that folds to it (itself included). */
-const VARIANTS: Map<string, string[]> = (() => {
+/**
+ * Folded character → the precomposed characters of `ranges` that fold to it
+ * (foldText), itself excluded, in code point order.
+ */
+export function foldsTo(ranges: readonly (readonly [number, number])[]): Map<string, string[]> {
   const map = new Map<string, string[]>();
-  for (const [lo, hi] of VARIANT_RANGES) {
+  for (const [lo, hi] of ranges) {
     for (let cp = lo; cp <= hi; cp++) {
       const ch = String.fromCodePoint(cp);
       const folded = foldText(ch);
-      if ([...folded].length !== 1) continue;
-      const list = map.get(folded) ?? [folded];
-      if (!list.includes(ch)) list.push(ch);
+      if ([...folded].length !== 1 || folded === ch) continue;
+      const list = map.get(folded) ?? [];
+      list.push(ch);
       map.set(folded, list);
     }
   }
   return map;
-})();
+}
+
+/** Folded character → every precomposed character that folds to it (itself included). */
+const VARIANTS: Map<string, string[]> = new Map(
+  [...foldsTo(VARIANT_RANGES)].map(([folded, others]) => [folded, [folded, ...others]]),
+);
 
 /**
  * A SQLite GLOB pattern matching NFC text that contains `term` after

@@ -1,4 +1,4 @@
-import { foldText } from "./fold.ts";
+import { foldsTo, foldText } from "./fold.ts";
 
 /**
  * The search's rule checked on one row in JavaScript, for the plans that
@@ -28,20 +28,7 @@ const FOLDING_RANGES: [number, number][] = [
 ];
 
 /** Folded character → the precomposed characters that fold to it (itself excluded). */
-const FOLDS_TO: Map<string, string[]> = (() => {
-  const map = new Map<string, string[]>();
-  for (const [lo, hi] of FOLDING_RANGES) {
-    for (let cp = lo; cp <= hi; cp++) {
-      const ch = String.fromCodePoint(cp);
-      const folded = foldText(ch);
-      if ([...folded].length !== 1 || folded === ch) continue;
-      const list = map.get(folded) ?? [];
-      list.push(ch);
-      map.set(folded, list);
-    }
-  }
-  return map;
-})();
+const FOLDS_TO = foldsTo(FOLDING_RANGES);
 
 const escapeClass = (ch: string) => ch.replace(/[\\\][^-]/g, (c) => `\\${c}`);
 
