@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { rowMatcher, termPattern, textTerms } from "../../src/domain/search/search.match.ts";
+import { rowMatcher, termPattern } from "../../src/domain/search/search.match.ts";
+import { textTerms } from "../../src/domain/search/search.query.ts";
 
 describe("search row matcher", () => {
   it("finds a term case- and accent-insensitively, in NFC and NFD text", () => {

@@ -1,7 +1,7 @@
 import type { Statement } from "better-sqlite3";
 import { maxRowidQuery } from "./search.broad.ts";
-import { rowMatcher, textTerms } from "./search.match.ts";
-import { ftsExpression, MAX_TERMS, rowFilters, type Sql, termsOf } from "./search.query.ts";
+import { rowMatcher } from "./search.match.ts";
+import { ftsExpression, MAX_TERMS, rowFilters, type Sql, termsOf, textTerms } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
 /**

@@ -54,15 +54,3 @@ export function rowMatcher(terms: readonly string[]): RowMatcher {
     return true;
   };
 }
-
-/** The distinct terms of a search text, split on white space as the index's plans split it. */
-export function textTerms(text: string, max: number): string[] {
-  const seen = new Map<string, string>();
-  for (const raw of text.normalize("NFC").split(/\s+/u)) {
-    const folded = foldText(raw);
-    if (!folded || seen.has(folded)) continue;
-    if (seen.size >= max) break;
-    seen.set(folded, raw);
-  }
-  return [...seen.values()];
-}

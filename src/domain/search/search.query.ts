@@ -34,17 +34,28 @@ export type Expand = (term: string) => string[] | undefined;
 const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
 /**
+ * The distinct terms of a search text as typed: split on white space,
+ * duplicates after folding dropped (the first spelling kept), at most `max`.
+ * Every plan splits the text this way.
+ */
+export function textTerms(text: string, max: number): string[] {
+  const seen = new Map<string, string>();
+  for (const raw of text.normalize("NFC").split(/\s+/u)) {
+    const folded = foldText(raw);
+    if (!folded || seen.has(folded)) continue;
+    if (seen.size >= max) break;
+    seen.set(folded, raw);
+  }
+  return [...seen.values()];
+}
+
+/**
  * Splits search text into distinct terms: long ones for FTS, short ones
  * through `expand` when given (else, and when it declines, left for a scan).
  */
 export function splitTerms(text: string, expand?: Expand): Terms {
-  const seen = new Set<string>();
   const out: Terms = { fts: [], viaFolders: [], short: [], none: false };
-  for (const raw of text.normalize("NFC").split(/\s+/u)) {
-    const folded = foldText(raw);
-    if (!folded || seen.has(folded)) continue;
-    if (seen.size >= MAX_TERMS) break;
-    seen.add(folded);
+  for (const raw of textTerms(text, MAX_TERMS)) {
     if ([...raw].length >= TRIGRAM_MIN) {
       out.fts.push(quoted(raw));
       continue;
