@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { encodeEnvelope } from "@connectrpc/connect/protocol";
 import { endStreamFlag, endStreamToJson } from "@connectrpc/connect/protocol-connect";
@@ -34,26 +35,24 @@ const RESPONSE_TYPE: Record<Wire, string> = {
   grpc: "application/grpc+proto",
   "grpc-web": "application/grpc-web+proto",
 };
+/** DownloadFileResponse's `chunk` field (proto/attic/v1/file.proto). */
+const CHUNK_FIELD = DownloadFileResponseSchema.fields.find((f) => f.name === "chunk")!.number;
 /** As files.rpc.ts: the documented chunk size of DownloadFile. */
 const CHUNK_BYTES = 64 * 1024;
 /** A DownloadFileRequest is an id: anything longer is not one. */
 const MAX_REQUEST_BYTES = 64 * 1024;
 
-/** Envelope (flags 0, length) + the `chunk` field's tag (2, length-delimited) and length, for `n` bytes. */
+/**
+ * What goes before `n` bytes of file to make them one DownloadFileResponse
+ * message: the envelope (flags 0, message length), then the `chunk` field's
+ * tag and length, encoded by protobuf's own writer.
+ */
 function chunkFrame(n: number): Uint8Array {
-  const varint: number[] = [];
-  for (let v = n; ; v >>>= 7) {
-    if (v < 0x80) {
-      varint.push(v);
-      break;
-    }
-    varint.push((v & 0x7f) | 0x80);
-  }
-  const frame = Buffer.allocUnsafe(5 + 1 + varint.length);
+  const field = new BinaryWriter().tag(CHUNK_FIELD, WireType.LengthDelimited).uint32(n).finish();
+  const frame = Buffer.allocUnsafe(5 + field.length);
   frame[0] = 0;
-  frame.writeUInt32BE(1 + varint.length + n, 1);
-  frame[5] = 0x12;
-  for (let k = 0; k < varint.length; k++) frame[6 + k] = varint[k] as number;
+  frame.writeUInt32BE(field.length + n, 1);
+  frame.set(field, 5);
   return frame;
 }
 
