@@ -155,10 +155,22 @@ describe("bulk search indexing of watched scans", () => {
   });
 
   it("indexes a directory of more entries than the writer takes at a time, and a rename inside it", async () => {
-    // 1300 entries: the scanner hands them to the writer in pieces of 512 (scanner.ts FLUSH_EVERY).
+    // 1300 new entries: they reach the writer in pieces (FLUSH_EVERY), so rows are written while the
+    // directory's later entries are still being made, instead of all 1300 queued first.
     for (let i = 0; i < 1300; i++) write(`Big/file ${i}.txt`, `${i}`);
     const stats = newStats();
+    let writtenMidway = false;
+    let finished = false;
+    const observer = (async () => {
+      while (!finished) {
+        if (stats.written > 0 && stats.indexed < 1300) writtenMidway = true;
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
     await scan([root()], { stats });
+    finished = true;
+    await observer;
+    expect(writtenMidway).toBe(true);
     expect(stats.indexed).toBe(1300);
     expect(() => integrity()).not.toThrow();
     const big = repo.byRel(fid, "Big")!;

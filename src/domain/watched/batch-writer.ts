@@ -3,6 +3,8 @@ import type { WatchedRepo } from "./watched.repo.ts";
 
 /** Most rows queued before they are written; between transactions the event loop runs. */
 export const BATCH_SIZE = 4000;
+/** Entries of one directory between two chances for the writer to write (and the event loop to run). */
+export const FLUSH_EVERY = 512;
 /**
  * Longest a write transaction may hold the event loop, commit included.
  * Shorter while requests are arriving (a request waits for the transaction

@@ -1,5 +1,5 @@
 import type { FileFacts } from "../../platform/hostfs.ts";
-import type { BatchWriter } from "./batch-writer.ts";
+import { type BatchWriter, FLUSH_EVERY } from "./batch-writer.ts";
 import { fileEntry, mimeOf, relOf } from "./entries.ts";
 import type { DirTask, MovePool, ScanOptions, ScanTarget } from "./scan-types.ts";
 import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
@@ -48,7 +48,7 @@ export function settleMoves(
  * is taken to be the same file renamed (mv keeps the mtime), so it keeps its
  * id, tags and playback positions; other names become new rows.
  */
-export function renameOrAdd(
+export async function renameOrAdd(
   repo: WatchedRepo,
   writer: BatchWriter,
   target: ScanTarget,
@@ -56,12 +56,14 @@ export function renameOrAdd(
   fresh: { name: string; facts: FileFacts }[],
   gone: Map<string, IndexedChild>,
   opts: ScanOptions,
-): void {
+): Promise<void> {
   const bySignature = new Map<string, IndexedChild>();
   for (const row of gone.values()) {
     if (row.type === "file") bySignature.set(signature(row.size, row.host_mtime_ms), row);
   }
-  for (const { name, facts } of fresh) {
+  for (const [i, { name, facts }] of fresh.entries()) {
+    // A huge new directory's rows go to the writer as they are made (scanner.ts does the same).
+    if (i % FLUSH_EVERY === FLUSH_EVERY - 1) await writer.maybeFlush();
     const key = signature(facts.size, facts.mtimeMs);
     const old = bySignature.get(key);
     if (old) {

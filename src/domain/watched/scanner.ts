@@ -11,7 +11,7 @@ import {
   listDir,
 } from "../../platform/hostfs.ts";
 import { mapLimit, runWorkers } from "../../platform/pool.ts";
-import { BatchWriter } from "./batch-writer.ts";
+import { BatchWriter, FLUSH_EVERY } from "./batch-writer.ts";
 import { childTask, dirEntry, fileEntry, isDir, relOf } from "./entries.ts";
 import { renameOrAdd, settleMoves, signature } from "./moves.ts";
 import type { DirTask, ScanOptions, ScanTarget } from "./scan-types.ts";
@@ -20,8 +20,6 @@ import type { WatchedRepo } from "./watched.repo.ts";
 const DIR_CONCURRENCY = 8;
 const YIELD_EVERY_MS = 10;
 const STAT_CONCURRENCY = 32;
-/** Entries of one directory between two chances for the writer to write (and the event loop to run). */
-const FLUSH_EVERY = 512;
 
 /**
  * Brings the index of the directories in `start` (and below, per
@@ -114,16 +112,7 @@ async function syncDir(
     } else if (!row) fresh.push(entry);
     else if (fileEntry(repo, writer, target, task, entry.name, entry.facts, row)) opts.stats.indexed++;
   }
-  if (opts.moves || [...byName.values()].some((row) => row.type === "file"))
-    renameOrAdd(repo, writer, target, task, fresh, byName, opts);
-  else {
-    // No vanished file for a new name to be a rename of: every new name is a new row.
-    for (const [i, { name, facts }] of fresh.entries()) {
-      fileEntry(repo, writer, target, task, name, facts, undefined);
-      opts.stats.indexed++;
-      if (i % FLUSH_EVERY === FLUSH_EVERY - 1) await writer.maybeFlush();
-    }
-  }
+  await renameOrAdd(repo, writer, target, task, fresh, byName, opts);
   // Rows whose entry vanished, or became something never indexed (a FIFO, an escaping link).
   for (const gone of byName.values()) {
     const rel = relOf(task, gone.name);
