@@ -50,7 +50,7 @@ describe("search plans agree", () => {
 
   it("gives the same pages and totals", () => {
     const broad = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5, broadMaxWalk: 1e9 });
-    const general = createSearchRepo(db, { ...DEFAULT_PLAN, broad: false });
+    const general = createSearchRepo(db, { ...DEFAULT_PLAN, broad: false, folders: false });
     for (const input of [
       { q: "jpg" },
       { q: "jpg", sort_order: "desc" },
@@ -85,7 +85,7 @@ describe("search plans agree", () => {
         params: ['["A"]'],
       };
       const broad = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5, broadMaxWalk: 1e9 });
-      const general = createSearchRepo(db, { ...DEFAULT_PLAN, broad: false });
+      const general = createSearchRepo(db, { ...DEFAULT_PLAN, broad: false, folders: false });
       for (const input of [
         { q: "jpg" },
         { q: "img jpg", limit: 10, offset: 3 },
@@ -117,9 +117,9 @@ describe("search plans agree", () => {
     expect(repo.page(org, sparse, 50, 0).plan).toBe("general");
     const filtered = parseSearchInput({ q: "jpg", type: "file" });
     expect(repo.page(org, filtered, 50, 0).plan).toBe("general");
-    // Two terms of which one is also in folder paths: the general plan.
+    // Two terms of which one is also in folder paths: the folder-terms plan (search-folders.test.ts).
     const mixed = repo.page(org, parseSearchInput({ q: "photos beach" }), 50, 0);
-    expect(mixed.plan).toBe("general");
+    expect(mixed.plan).toBe("folders");
     expect(mixed.total).toBeGreaterThan(5);
   });
 

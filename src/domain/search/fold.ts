@@ -49,6 +49,18 @@ const VARIANTS: Map<string, string[]> = new Map(
   [...foldsTo(VARIANT_RANGES)].map(([folded, others]) => [folded, [folded, ...others]]),
 );
 
+/** GLOB's metacharacters, bracketed so that they match literally. */
+const globLiteral = (ch: string) => (ch === "*" || ch === "?" || ch === "[" ? `[${ch}]` : ch);
+
+/** A GLOB class of `ch`'s case and accent variants, or `ch` itself when it has none. */
+const globClass = (ch: string) => {
+  const variants = VARIANTS.get(ch);
+  return variants && variants.length > 1 ? `[${variants.join("")}]` : globLiteral(ch);
+};
+
+/** True when some character of folded `term` has a non-ASCII variant (then a LIKE is not exact). */
+const widened = (folded: string) => [...folded].some((ch) => VARIANTS.get(ch)?.some((v) => v > "~"));
+
 /**
  * A SQLite GLOB pattern matching NFC text that contains `term` after
  * folding: each letter becomes a class of its case and accent variants
@@ -58,17 +70,31 @@ const VARIANTS: Map<string, string[]> = new Map(
  * SQLite: no per-row call into JS.
  */
 export function foldedGlob(term: string): string | undefined {
-  let out = "*";
-  let widened = false;
-  for (const ch of foldText(term.normalize("NFC"))) {
-    const variants = VARIANTS.get(ch);
-    if (variants && variants.length > 1) {
-      out += `[${variants.join("")}]`;
-      widened ||= variants.some((v) => v > "~");
-    } else if (ch === "*" || ch === "?" || ch === "[") out += `[${ch}]`;
-    else out += ch;
-  }
-  return widened ? `${out}*` : undefined;
+  const folded = foldText(term.normalize("NFC"));
+  return widened(folded) ? `*${[...folded].map(globClass).join("")}*` : undefined;
+}
+
+/**
+ * foldedGlob's pattern split on the term's first character, for text read
+ * row by row: after "*", SQLite finds a literal character with a quick
+ * search, but tests a class at every position (half the cost of reading
+ * the row, for a path). `ascii` has one pattern per ASCII variant of that
+ * character (a literal); `nonAscii`, when there are such variants, one
+ * starting with their class, which only text with non-ASCII characters can
+ * match. Text matches foldedGlob's pattern exactly when it matches one of
+ * these. Undefined when foldedGlob is.
+ */
+export function foldedGlobs(term: string): { ascii: string[]; nonAscii?: string } | undefined {
+  const folded = foldText(term.normalize("NFC"));
+  if (!widened(folded)) return undefined;
+  const [first, ...others] = [...folded];
+  const rest = `${others.map(globClass).join("")}*`;
+  const variants = VARIANTS.get(first!) ?? [first!];
+  const high = variants.filter((v) => v > "~");
+  return {
+    ascii: variants.filter((v) => v <= "~").map((v) => `*${globLiteral(v)}${rest}`),
+    nonAscii: high.length > 0 ? `*[${high.join("")}]${rest}` : undefined,
+  };
 }
 
 /** A LIKE pattern (ESCAPE '\\') matching `term` anywhere. */

@@ -31,7 +31,7 @@ export const TRIGRAM_MIN = 3;
 export type Expand = (term: string) => string[] | undefined;
 
 /** An FTS5 string literal: the text can never be read as FTS syntax. */
-const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
+export const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
 /**
  * The distinct terms of a search text as typed: split on white space,

@@ -18,6 +18,14 @@ import {
   walkPageQuery,
 } from "./search.broad.ts";
 import { createDensePlan, denseEligible } from "./search.dense.ts";
+import {
+  chooseDriver,
+  ESTIMATE_AT,
+  foldersCountQuery,
+  foldersEligible,
+  foldersPageQuery,
+  nthMatchQuery,
+} from "./search.folders.ts";
 import { countQuery, type Expand, pageQuery, type Sql, splitTerms } from "./search.query.ts";
 import { EXACT_TOTAL_BOUND, type SearchSpec } from "./search.schemas.ts";
 
@@ -50,6 +58,8 @@ export interface SearchPlanOptions {
   denseMaxWalk: number;
   /** Smallest estimated total for which it is used: below, totals are counted exactly. */
   denseMinTotal: number;
+  /** Whether the folder-terms plan (search.folders.ts) may be used. */
+  folders: boolean;
 }
 
 export const DEFAULT_PLAN: SearchPlanOptions = {
@@ -61,6 +71,7 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   denseMinHits: 16,
   denseMaxWalk: 3000,
   denseMinTotal: EXACT_TOTAL_BOUND,
+  folders: true,
 };
 
 /**
@@ -80,7 +91,7 @@ export interface SearchPage {
   /** True when `total` is the dense plan's estimate (above `denseMinTotal`); false when exact. */
   estimated: boolean;
   /** Which plan answered (for logs and tests). */
-  plan: "general" | "broad" | "dense";
+  plan: "general" | "broad" | "dense" | "folders";
 }
 
 /** The search queries (SQL built by search.query.ts and search.broad.ts), with statements cached. */
@@ -185,7 +196,32 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
 
   const densePlan = createDensePlan(prepared, plan);
 
+  /** About how many index matches `expr` has, from the rowid of its K-th (search.folders.ts chooseDriver). */
+  const estimate = (expr: string): number => {
+    const q = nthMatchQuery(expr);
+    const row = prepared(q).get(...q.params) as { n: number } | undefined;
+    return row ? ((ESTIMATE_AT + 1) * number(maxRowidQuery)) / row.n : ESTIMATE_AT;
+  };
+
+  /** The folder-terms plan's answer (search.folders.ts). */
+  const foldersPage = (
+    org: string,
+    spec: SearchSpec,
+    limit: number,
+    offset: number,
+    acl?: Sql,
+  ): SearchPage => {
+    const driver = chooseDriver(spec, estimate);
+    const q = foldersPageQuery(org, spec, driver, limit, offset, acl);
+    const rows = prepared(q).all(...q.params) as { id: string; total: number }[];
+    const total = rows[0]?.total ?? (offset > 0 ? number(foldersCountQuery(org, spec, driver, acl)) : 0);
+    return { ids: rows.map((r) => r.id), total, estimated: false, plan: "folders" };
+  };
+
   return {
+    /** The spec with its terms resolved against the index (which are also in folders' paths). */
+    resolve: resolved,
+
     /**
      * Ids of one window of matches, in the search's order, and the total
      * number of matches. The general plan counts in the same pass as it reads
@@ -211,6 +247,7 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
       const broad =
         plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset, scope) : undefined;
       if (broad) return broad;
+      if (plan.folders && foldersEligible(spec)) return foldersPage(organizationId, spec, limit, offset, acl);
       const q = pageQuery(organizationId, spec, limit, offset, acl);
       const rows = prepared(q).all(...q.params) as { id: string; total: number }[];
       const total = rows[0]?.total ?? (offset > 0 ? count(organizationId, spec, acl) : 0);
