@@ -28,6 +28,7 @@ import { createRequire } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
+import { CHECKPOINT_WORKER_ASSET } from "../src/db/checkpointer.ts";
 import {
   type NativeAddonSpec,
   nativeAddons,
@@ -153,6 +154,29 @@ async function bundle(outfile: string): Promise<NativeAddonSpec[]> {
   return [...used];
 }
 
+/**
+ * Step 1b: the WAL checkpointer's thread (src/db/checkpoint-worker.ts) as a
+ * bundle of its own, embedded as an asset and run by src/db/checkpointer.ts
+ * as an eval'd worker: a SEA cannot start a worker from a file it carries.
+ * better-sqlite3's addon reaches it as a path (the copy the server
+ * extracted), so `bindings`, its loader from node_modules, stays out.
+ */
+async function bundleCheckpointWorker(outfile: string): Promise<void> {
+  await build({
+    entryPoints: [join(ROOT, "src/db/checkpoint-worker.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node24",
+    minifySyntax: true,
+    legalComments: "none",
+    logLevel: "warning",
+    external: ["bindings"],
+  });
+  log(`bundled the checkpoint worker into ${relative(ROOT, outfile)}`);
+}
+
 function listFiles(dir: string, pattern: RegExp): string[] {
   if (!existsSync(dir)) return [];
   const out: string[] = [];
@@ -248,9 +272,11 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const bundleFile = join(OUT, "attic.cjs");
   const addons = await bundle(bundleFile);
+  const workerFile = join(ROOT, CHECKPOINT_WORKER_ASSET);
+  await bundleCheckpointWorker(workerFile);
   await buildWebUi();
   const exe = join(OUT, "attic");
-  makeExecutable(bundleFile, seaAssets(addons), exe);
+  makeExecutable(bundleFile, { ...seaAssets(addons), [CHECKPOINT_WORKER_ASSET]: workerFile }, exe);
   const mib = (statSync(exe).size / 1024 / 1024).toFixed(1);
   log(
     `wrote ${relative(ROOT, exe)}: runs on linux-${ARCH} with glibc only (${mib} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,

@@ -27,6 +27,7 @@ export function inSea(): boolean {
 
 let manifest: AddonManifest | undefined;
 const loaded = new Map<string, unknown>();
+const loadedFrom = new Map<string, string>();
 
 function readManifest(): AddonManifest {
   manifest ??= JSON.parse(Buffer.from(getRawAsset(MANIFEST_ASSET)).toString("utf8")) as AddonManifest;
@@ -50,10 +51,21 @@ export function loadNativeAddon(name: string): unknown {
   const exports = extractToCache(`native-${entry.hash}`, files, (dir) => {
     const module = { exports: {} as unknown };
     process.dlopen(module, `${dir}/${entry.main}`);
+    loadedFrom.set(name, `${dir}/${entry.main}`);
     return module.exports;
   });
   loaded.set(name, exports);
   return exports;
+}
+
+/**
+ * The file an embedded addon was loaded from (loading it first), for a
+ * worker thread that must dlopen it itself; undefined outside the SEA.
+ */
+export function nativeAddonFile(name: string): string | undefined {
+  if (!inSea()) return undefined;
+  loadNativeAddon(name);
+  return loadedFrom.get(name);
 }
 
 /** Addons that the composition root hands over explicitly (better-sqlite3's `nativeBinding`). */

@@ -102,6 +102,17 @@ describe("bulk search indexing of watched scans", () => {
   const deferred = () =>
     (db.$client.prepare("SELECT count(*) AS n FROM files_fts_deferred").get() as { n: number }).n;
 
+  it("checkpoints the log on the checkpointer's thread, and leaves it copied when the scan ends", async () => {
+    for (let i = 0; i < 4000; i++) write(`Big/${i % 40}/file ${i}.txt`, "");
+    await scan();
+    expect(repo.countFiles(fid)).toBe(4000);
+    expect(repo.checkpointsAside()).toBeGreaterThan(0);
+    // The scan's last checkpoint copied every frame: the next write on the connection starts the log over.
+    db.$client.prepare("UPDATE files SET updated_at = ? WHERE id = ?").run(nowIso(), mount);
+    const [wal] = db.$client.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
+    expect(wal?.log).toBeLessThan(20);
+  });
+
   it("indexes every scanned row, and follows renames, moves, deletions and replaced entries", async () => {
     for (let i = 0; i < 300; i++) write(`Photos/Trip ${i % 7}/Zoë ${i}.jpg`, `${i}`);
     write("Music/Björk/Jóga.flac");
@@ -155,15 +166,15 @@ describe("bulk search indexing of watched scans", () => {
   });
 
   it("indexes a directory of more entries than the writer takes at a time, and a rename inside it", async () => {
-    // 1300 new entries: they reach the writer in pieces (FLUSH_EVERY), so rows are written while the
-    // directory's later entries are still being made, instead of all 1300 queued first.
-    for (let i = 0; i < 1300; i++) write(`Big/file ${i}.txt`, `${i}`);
+    // 3000 new entries: they reach the writer in pieces (FLUSH_EVERY), so rows are written while the
+    // directory's later entries are still being made, instead of all 3000 queued first.
+    for (let i = 0; i < 3000; i++) write(`Big/file ${i}.txt`, `${i}`);
     const stats = newStats();
     let writtenMidway = false;
     let finished = false;
     const observer = (async () => {
       while (!finished) {
-        if (stats.written > 0 && stats.indexed < 1300) writtenMidway = true;
+        if (stats.written > 0 && stats.indexed < 3000) writtenMidway = true;
         await new Promise((r) => setImmediate(r));
       }
     })();
@@ -171,11 +182,11 @@ describe("bulk search indexing of watched scans", () => {
     finished = true;
     await observer;
     expect(writtenMidway).toBe(true);
-    expect(stats.indexed).toBe(1300);
+    expect(stats.indexed).toBe(3000);
     expect(() => integrity()).not.toThrow();
     const big = repo.byRel(fid, "Big")!;
-    expect(repo.children(org, big.id)).toHaveLength(1300);
-    expect(matches("file 1299")).toEqual(["/Drive/Big/file 1299.txt"]);
+    expect(repo.children(org, big.id)).toHaveLength(3000);
+    expect(matches("file 2999")).toEqual(["/Drive/Big/file 2999.txt"]);
 
     // A rename (same size and mtime) keeps its row; a new file next to it is a new row.
     const before = repo.byRel(fid, "Big/file 7.txt")!;
@@ -184,7 +195,7 @@ describe("bulk search indexing of watched scans", () => {
     await scan();
     expect(() => integrity()).not.toThrow();
     expect(repo.byRel(fid, "Big/renamed 7.txt")?.id).toBe(before.id);
-    expect(repo.children(org, big.id)).toHaveLength(1301);
+    expect(repo.children(org, big.id)).toHaveLength(3001);
     expect(matches("renamed 7")).toEqual(["/Drive/Big/renamed 7.txt"]);
     expect(matches("extra")).toEqual(["/Drive/Big/extra.txt"]);
   });

@@ -13,19 +13,37 @@ export const FLUSH_EVERY = 512;
  * (each row dirties a page of the name index, which the commit writes to
  * the WAL, and every few commits a checkpoint copies them), so the writer
  * sizes each transaction from what the previous ones cost per row, not
- * from the time spent before commit alone.
+ * from the time spent before commit alone. With checkpoints off the loop
+ * (src/db/checkpointer.ts) the budgets rose from 60/20 ms: a request waits
+ * for one transaction, not a transaction plus a checkpoint (GET /health
+ * p99 during a 1M-file first scan: docs/performance.md).
  */
-const IDLE_BUDGET_MS = 60;
-const BUSY_BUDGET_MS = 20;
+const IDLE_BUDGET_MS = 120;
+const BUSY_BUDGET_MS = 30;
 /** First guess of a row's cost (ms) before any transaction was timed; the per-row average then adapts. */
 const FIRST_ROW_COST_MS = 0.1;
 /**
- * WAL pages a checkpoint of the writer's own should copy: fewer checkpoints
- * cost less (two fsyncs each, and a page dirtied by several transactions is
- * copied once), but a checkpoint holds the loop for about 2.5 ms per 100
- * pages here.
+ * Without the checkpointer's thread: WAL pages a checkpoint of the writer's
+ * own should copy: fewer checkpoints cost less (two fsyncs each, and a page
+ * dirtied by several transactions is copied once), but a checkpoint holds
+ * the loop for about 2.5 ms per 100 pages here.
  */
 const CHECKPOINT_PAGES = 800;
+/**
+ * With the checkpointer's thread (src/db/checkpointer.ts): transactions
+ * between the end of one checkpoint and the start of the next. Checkpoints
+ * then cost the loop nothing, but each still copies and syncs; spaced out,
+ * a page dirtied by several transactions is copied once.
+ */
+const TRANSACTIONS_PER_CHECKPOINT = 4;
+/**
+ * WAL frames past which the writer waits for a checkpoint with no write of
+ * its own beside it. A checkpoint beside the writes never catches up with
+ * them, and SQLite starts the log over only when every frame is in the
+ * database as a write begins; without the pause the log grows for the
+ * whole scan (gigabytes at a million files).
+ */
+const WAL_RESTART_FRAMES = 16_384;
 /** What the writer counts. */
 export interface WriteStats {
   written: number;
@@ -45,6 +63,10 @@ export class BatchWriter {
   private rowCost = FIRST_ROW_COST_MS;
   private sinceCheckpoint = 0;
   private checkpointEvery = 1;
+  /** The checkpoint running beside the writes, if any. */
+  private aside: Promise<void> | undefined;
+  /** Set when the WAL grew past WAL_RESTART_FRAMES: the next transaction waits for a checkpoint of its own. */
+  private restartWal = false;
   /** Gives the connection's settings back (watched.repo.ts holdScanSettings: held from construction until close). */
   private release: (() => void) | undefined;
   /** The flush in progress. */
@@ -67,9 +89,15 @@ export class BatchWriter {
   async maybeFlush(): Promise<void> {
     if (this.ops.length >= Math.min(BATCH_SIZE, this.rowsPerTransaction())) await this.drain(false);
   }
-  /** Writes everything queued. */
+  /**
+   * Writes everything queued, then lets the checkpoint beside the writes
+   * finish and copies what is left, so that the next commit on the
+   * connection, with the usual automatic threshold back, carries none.
+   */
   async flush(): Promise<void> {
     await this.drain(true);
+    await this.aside;
+    await this.repo.checkpointAside()?.catch(() => undefined);
   }
   /** Ends the writer's hold on the connection's settings (after the last flush, or on failure). */
   close(): void {
@@ -98,6 +126,11 @@ export class BatchWriter {
       // Each transaction on a turn of the loop of its own, never right after the caller's work on the
       // same turn: a request then waits for one hold at most, not a walk step plus a transaction.
       await yieldToLoop();
+      if (this.restartWal) {
+        this.restartWal = false;
+        await this.aside;
+        await this.repo.checkpointAside()?.catch(() => undefined);
+      }
       const t0 = performance.now();
       const budget = this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
       const batch = this.ops.splice(0, this.rowsPerTransaction());
@@ -110,8 +143,13 @@ export class BatchWriter {
       if (i < batch.length) this.ops = batch.slice(i).concat(this.ops);
       this.stats.written += i;
       this.rowCost = this.rowCost * 0.7 + ((performance.now() - t0) / i) * 0.3;
-      // Checkpoints run on turns of their own, not on top of a commit, every few transactions:
-      // as many as wrote about CHECKPOINT_PAGES pages of WAL, going by the last checkpoint.
+      if (this.checkpointAside()) {
+        // The walk's next step on a turn of its own too, not on top of this commit.
+        await yieldToLoop();
+        continue;
+      }
+      // Without the thread, checkpoints run on turns of their own, not on top of a commit, every few
+      // transactions: as many as wrote about CHECKPOINT_PAGES pages of WAL, going by the last checkpoint.
       if (++this.sinceCheckpoint >= this.checkpointEvery) {
         await yieldToLoop();
         const pages = this.repo.checkpoint();
@@ -123,5 +161,25 @@ export class BatchWriter {
         this.sinceCheckpoint = 0;
       }
     }
+  }
+  /**
+   * Starts a checkpoint on the checkpointer's thread every few
+   * transactions, one at a time; false when there is no such thread.
+   */
+  private checkpointAside(): boolean {
+    if (!this.repo.canCheckpointAside()) return false;
+    if (this.repo.checkpointAsideRunning()) return true;
+    if (++this.sinceCheckpoint < TRANSACTIONS_PER_CHECKPOINT) return true;
+    const started = this.repo.checkpointAside();
+    if (!started) return false;
+    this.sinceCheckpoint = 0;
+    this.aside = started.then(
+      (r) => {
+        if (r.log >= WAL_RESTART_FRAMES) this.restartWal = true;
+      },
+      // The thread is gone (repo.checkpointAside() says undefined from now on): checkpoints come back inline.
+      () => undefined,
+    );
+    return true;
   }
 }

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
+import { type CheckpointResult, WalCheckpointer } from "../../db/checkpointer.ts";
 import type { Db } from "../../db/client.ts";
 import { files, watchedFolders } from "../../db/schema.ts";
 import type { AccessView } from "../access/access.ts";
@@ -36,7 +37,7 @@ export type FolderProgress = Partial<
 >;
 
 /** The automatic checkpoint threshold (pages) while scans write: a safety net, never reached when they keep up. */
-const SCAN_AUTOCHECKPOINT = 20_000;
+const SCAN_AUTOCHECKPOINT = 40_000;
 /**
  * SQLite's page cache (KiB) while scans run. A scan touches every page of
  * the tree's indexes once or a few times, so a bigger cache only fills with
@@ -124,6 +125,8 @@ export function createWatchedRepo(db: Db) {
      select rowid, name || '  ', case when type = 'directory' then path || '  ' else '' end
      from files where rowid in (select value from json_each(?))`,
   );
+  /** Checkpoints beside scans' writes; none for an in-memory database. */
+  const aside = c.memory ? undefined : new WalCheckpointer(c.name);
   let holders = 0;
   let savedAutoCheckpoint = 1000;
   let savedCacheSize = -65536;
@@ -195,10 +198,27 @@ export function createWatchedRepo(db: Db) {
       return r?.log ?? 0;
     },
     /**
+     * Starts a checkpoint on the checkpointer's own thread and connection
+     * (src/db/checkpointer.ts), or joins the one running; undefined when
+     * there is no such thread (an in-memory database, or the thread could
+     * not start): the caller then uses checkpoint() above.
+     */
+    checkpointAside: (): Promise<CheckpointResult> | undefined => {
+      if (!aside || aside.failed) return undefined;
+      return aside.checkpoint();
+    },
+    /** True when checkpointAside() has a thread to run on. */
+    canCheckpointAside: (): boolean => aside !== undefined && !aside.failed,
+    /** Checkpoints checkpointAside() finished. */
+    checkpointsAside: (): number => aside?.completed ?? 0,
+    /** True while a checkpoint of checkpointAside() runs. */
+    checkpointAsideRunning: (): boolean => aside?.running ?? false,
+    /**
      * This connection's settings while scans run, given back when the last
      * one releases them: a higher automatic checkpoint threshold (scans
-     * checkpoint on turns of their own, see batch-writer.ts, so that no
+     * checkpoint beside their writes, see batch-writer.ts, so that no
      * commit of theirs carries one) and a smaller page cache (SCAN_CACHE_KIB).
+     * The checkpointer's thread ends with the last release.
      */
     holdScanSettings: (): (() => void) => {
       if (holders++ === 0) {
@@ -214,6 +234,7 @@ export function createWatchedRepo(db: Db) {
         if (--holders > 0) return;
         c.pragma(`wal_autocheckpoint = ${savedAutoCheckpoint}`);
         c.pragma(`cache_size = ${savedCacheSize}`);
+        void aside?.stop();
       };
     },
     /** Runs `fn` in one transaction (batches of scan writes). */
