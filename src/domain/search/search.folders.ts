@@ -1,4 +1,4 @@
-import { foldedGlobs, foldText, likeContains } from "./fold.ts";
+import { containsCondition } from "./search.contains.ts";
 import {
   ftsExpression,
   MAX_TERMS,
@@ -76,24 +76,6 @@ export function foldersEligible(spec: SearchSpec): boolean {
   if (spec.tagIds.length > 0 || !spec.terms) return false;
   const terms = termsOfText(spec);
   return terms.some((t) => t.inFolders) && terms.every((t) => !t.text.includes("/"));
-}
-
-/**
- * `column` contains `term`, case- and accent-insensitively like the index:
- * instr() for a term without case, a LIKE when no letter of it has a
- * non-ASCII variant, else foldedGlobs' patterns (the non-ASCII one only
- * tried on text with non-ASCII characters).
- */
-export function containsCondition(column: string, term: string): Sql {
-  if (term.toLowerCase() === term.toUpperCase()) return { sql: `instr(${column}, ?) > 0`, params: [term] };
-  const globs = foldedGlobs(term);
-  if (!globs) return { sql: `${column} LIKE ? ESCAPE '\\'`, params: [likeContains(foldText(term))] };
-  const any = globs.ascii.map(() => `${column} GLOB ?`);
-  if (globs.nonAscii) any.push(`(length(${column}) <> octet_length(${column}) AND ${column} GLOB ?)`);
-  return {
-    sql: `(${any.join(" OR ")})`,
-    params: [...globs.ascii, ...(globs.nonAscii ? [globs.nonAscii] : [])],
-  };
 }
 
 const check = (column: string, t: Term): Sql =>
@@ -190,15 +172,25 @@ function foldersUnder(path: string | undefined): Sql {
 }
 
 /** Rowids (`r`) of the rows matching `driver.own` and holding its checked terms, of the organization's live rows. */
-function ownRows(organizationId: string, spec: SearchSpec, driver: Driver, terms: Term[]): Sql {
+function ownRows(
+  organizationId: string,
+  spec: SearchSpec,
+  driver: Driver,
+  terms: Term[],
+  folderSets: string[],
+): Sql {
   const filters = rowFilters(spec, true);
   const where = all([
+    ...folderSets.map((name) => ({
+      sql: `(f.parent_id IS NULL OR f.parent_id NOT IN (SELECT id FROM ${name}))`,
+      params: [],
+    })),
     ...terms.filter((t) => driver.ownChecked.includes(t.text)).map((t) => check("f.path", t)),
     { sql: "f.organization_id = ? AND f.is_deleted = 0", params: [organizationId] },
     { sql: filters.sql.join(" AND ") || "1", params: filters.params },
   ]);
   return {
-    sql: `SELECT f.rowid AS r FROM files_fts JOIN files f ON f.rowid = files_fts.rowid WHERE files_fts MATCH ? AND ${where.sql}`,
+    sql: `SELECT f.rowid AS r, f.name AS name, f.acl_id AS acl_id FROM files_fts JOIN files f ON f.rowid = files_fts.rowid WHERE files_fts MATCH ? AND ${where.sql}`,
     params: [driver.own, ...where.params],
   };
 }
@@ -206,8 +198,11 @@ function ownRows(organizationId: string, spec: SearchSpec, driver: Driver, terms
 /**
  * The folders whose path holds `term` (CTE `name`), with whether it holds
  * each of `others` (computed once a folder: MATERIALIZED keeps SQLite from
- * repeating it for every child), and the rowids of their children holding
- * each of `others` in that path or in their name.
+ * repeating it for every child), and their children (`r`, name, acl_id)
+ * holding each of `others` in that path or in their name, within the
+ * search's filters. Without size, date or type filters no child's row is
+ * read: files_children_idx holds its name and acl_id, and its path is the
+ * folder's path and its name.
  */
 function childRows(
   organizationId: string,
@@ -215,84 +210,100 @@ function childRows(
   name: string,
   term: Term,
   others: Term[],
+  earlier: string[],
 ): { cte: Sql; rows: Sql } {
   const flags = others.map((t, i) => {
     const c = check("d.path", t);
     return { sql: `, (${c.sql}) AS h${i}`, params: c.params };
   });
   const under = foldersUnder(spec.path);
-  const child = all(
-    others.map((t, i) => {
-      const c = check("c.name", t);
+  const path = `(${name}.path || '/' || f.name)`;
+  const filters = rowFilters({ ...spec, path: undefined }, true);
+  const where = all([
+    ...others.map((t, i) => {
+      const c = check("f.name", t);
       return { sql: `(${name}.h${i} OR ${c.sql})`, params: c.params };
     }),
-  );
+    ...(spec.path
+      ? [
+          {
+            sql: `${path} >= ? AND ${path} < ? AND (${path} = ? OR ${path} >= ?)`,
+            params: [spec.path, `${spec.path}0`, spec.path, `${spec.path}/`],
+          },
+        ]
+      : []),
+    { sql: filters.sql.join(" AND ") || "1", params: filters.params },
+  ]);
   return {
     cte: {
       sql:
-        `${name} AS MATERIALIZED (SELECT d.id AS id${flags.map((f) => f.sql).join("")} ` +
-        `FROM files_fts JOIN files d ON d.rowid = files_fts.rowid WHERE files_fts MATCH ? AND ${under.sql})`,
+        `${name} AS MATERIALIZED (SELECT d.id AS id, d.path AS path${flags.map((f) => f.sql).join("")} ` +
+        `FROM files_fts JOIN files d ON d.rowid = files_fts.rowid WHERE files_fts MATCH ? AND ${under.sql}` +
+        `${earlier.map((e) => ` AND d.id NOT IN (SELECT id FROM ${e})`).join("")})`,
       params: [...flags.flatMap((f) => f.params), `path : (${term.expr})`, ...under.params],
     },
     rows: {
       sql:
-        `SELECT c.rowid FROM ${name} CROSS JOIN files c INDEXED BY files_children_idx ` +
-        `ON c.organization_id = ? AND c.parent_id = ${name}.id AND c.is_deleted = 0 WHERE ${child.sql}`,
-      params: [organizationId, ...child.params],
+        `SELECT f.rowid, f.name, f.acl_id FROM ${name} CROSS JOIN files f INDEXED BY files_children_idx ` +
+        `ON f.organization_id = ? AND f.parent_id = ${name}.id AND f.is_deleted = 0 WHERE ${where.sql}`,
+      params: [organizationId, ...where.params],
     },
   };
 }
 
-/** Rowids (`r`) of every match of `spec` (children not yet filtered by filters and grants). */
+/**
+ * Every match of `spec` (`r`, name, acl_id), within its filters, before
+ * folder grants; each once: a folder already read for an earlier term is
+ * not read again (its children pass the same checks either way), and the
+ * own rows leave out the children of the folders read (they are there).
+ */
 function matchesQuery(organizationId: string, spec: SearchSpec, driver: Driver): { with: Sql; body: Sql } {
   const terms = termsOfText(spec);
+  const names = driver.folders.map((_, i) => `d${i}`);
   const parts = driver.folders.map((text, i) => {
     const term = terms.find((t) => t.text === text)!;
-    return childRows(
-      organizationId,
-      spec,
-      `d${i}`,
-      term,
-      terms.filter((t) => t !== term),
-    );
+    const others = terms.filter((t) => t !== term);
+    return childRows(organizationId, spec, names[i]!, term, others, names.slice(0, i));
   });
-  const own = ownRows(organizationId, spec, driver, terms);
+  const own = ownRows(organizationId, spec, driver, terms, names);
   return {
     with: {
       sql: parts.length ? `WITH ${parts.map((p) => p.cte.sql).join(", ")} ` : "",
       params: parts.flatMap((p) => p.cte.params),
     },
     body: {
-      sql: [own.sql, ...parts.map((p) => p.rows.sql)].join(" UNION "),
+      sql: [own.sql, ...parts.map((p) => p.rows.sql)].join(" UNION ALL "),
       params: [...own.params, ...parts.flatMap((p) => p.rows.params)],
     },
   };
 }
 
-/** The matches' rows: a WITH clause, and FROM and WHERE with the search's filters and `acl`. */
-function matchedRows(
+/**
+ * The matches (`f`: r, name, acl_id) readable under `acl`, as a WITH clause
+ * and a FROM … WHERE.
+ */
+function matches(
   organizationId: string,
   spec: SearchSpec,
   driver: Driver,
   acl?: Sql,
 ): { with: Sql; from: Sql } {
   const m = matchesQuery(organizationId, spec, driver);
-  const filters = rowFilters(spec, true);
-  const where = all([
-    { sql: "f.organization_id = ? AND f.is_deleted = 0", params: [organizationId] },
-    { sql: filters.sql.join(" AND ") || "1", params: filters.params },
-    ...(acl ? [acl] : []),
-  ]);
   return {
     with: m.with,
     from: {
-      sql: `FROM (${m.body.sql}) m CROSS JOIN files f ON f.rowid = m.r WHERE ${where.sql}`,
-      params: [...m.body.params, ...where.params],
+      sql: `FROM (${m.body.sql}) f WHERE ${acl?.sql ?? "1"}`,
+      params: [...m.body.params, ...(acl?.params ?? [])],
     },
   };
 }
 
-/** Ids of one window of matches in the search's order, each with the count of all matches. */
+/**
+ * Ids of one window of matches in the search's order, each with the count
+ * of all matches. By name, only the rows a window may hold are read: those
+ * ranked (by name alone, from the sets' own columns) within its end, ties
+ * included; their ids break the ties. Other orders read every match's row.
+ */
 export function foldersPageQuery(
   organizationId: string,
   spec: SearchSpec,
@@ -301,20 +312,33 @@ export function foldersPageQuery(
   offset: number,
   acl?: Sql,
 ): Sql {
-  const rows = matchedRows(organizationId, spec, driver, acl);
+  const m = matches(organizationId, spec, driver, acl);
+  if (spec.sortBy === "name") {
+    const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
+    const byName = (t: string) => `${t}.name COLLATE NOCASE ${dir}, ${t}.name ${dir}`;
+    return {
+      sql:
+        `${m.with.sql}SELECT g.id AS id, s.total AS total FROM (SELECT f.r AS r, f.name AS name, ` +
+        `rank() OVER (ORDER BY ${byName("f")}) AS k, count(*) OVER () AS total ${m.from.sql}) s ` +
+        `CROSS JOIN files g ON g.rowid = s.r WHERE s.k <= ? ORDER BY ${byName("s")}, g.id ${dir} LIMIT ? OFFSET ?`,
+      params: [...m.with.params, ...m.from.params, offset + limit, limit, offset],
+    };
+  }
   const order = searchOrder(spec);
   return {
-    sql: `${rows.with.sql}SELECT f.id AS id, count(*) OVER () AS total ${rows.from.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
-    params: [...rows.with.params, ...rows.from.params, ...order.params, limit, offset],
+    sql:
+      `${m.with.sql}SELECT f.id AS id, count(*) OVER () AS total ` +
+      `FROM (SELECT f.r AS r ${m.from.sql}) m CROSS JOIN files f ON f.rowid = m.r ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+    params: [...m.with.params, ...m.from.params, ...order.params, limit, offset],
   };
 }
 
 /** The count of every match (for a window past the end). */
 export function foldersCountQuery(organizationId: string, spec: SearchSpec, driver: Driver, acl?: Sql): Sql {
-  const rows = matchedRows(organizationId, spec, driver, acl);
+  const m = matches(organizationId, spec, driver, acl);
   return {
-    sql: `${rows.with.sql}SELECT count(*) AS n ${rows.from.sql}`,
-    params: [...rows.with.params, ...rows.from.params],
+    sql: `${m.with.sql}SELECT count(*) AS n ${m.from.sql}`,
+    params: [...m.with.params, ...m.from.params],
   };
 }
 
