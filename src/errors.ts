@@ -1,4 +1,4 @@
-import { Code } from "@connectrpc/connect";
+import { Code } from "./platform/rpc-code.ts";
 
 /**
  * Every error a client can see. One row per code: its HTTP status, its

@@ -1,7 +1,5 @@
 import { mkdirSync } from "node:fs";
-import type { ServerResponse } from "node:http";
 import { join, resolve } from "node:path";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { getRequestListener } from "@hono/node-server";
 import type { Config } from "./config/schema.ts";
 import type { AppContext, Services } from "./context.ts";
@@ -34,6 +32,7 @@ import { createMediaTools, demuxerOf } from "./platform/ffmpeg.ts";
 import { dataDirWritable, HealthRegistry, probeCheck } from "./platform/health.ts";
 import { createHostPolicy } from "./platform/host-policy.ts";
 import { loadSigningKeys } from "./platform/keys.ts";
+import { lazyHandler } from "./platform/lazy.ts";
 import { type Handler, type Listener, listen } from "./platform/listener.ts";
 import { createMetrics } from "./platform/metrics.ts";
 import { createPasswordHasher } from "./platform/passwords.ts";
@@ -41,10 +40,7 @@ import { createRateLimits } from "./platform/rate-limiter.ts";
 import { nativeAddons } from "./platform/sea.ts";
 import { withSecurityHeaders } from "./platform/security-headers.ts";
 import { createWorkDir } from "./platform/work-dir.ts";
-import { rpcContextValues } from "./rpc/call-context.ts";
-import { withRpcCors } from "./rpc/cors.ts";
-import { rpcDownloadHotPath } from "./rpc/download-hot-path.ts";
-import { rpcRoutes } from "./rpc/routes.ts";
+import { isRpcPath } from "./rpc/paths.ts";
 import { VERSION } from "./version.ts";
 
 export interface AtticServer {
@@ -197,18 +193,19 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   // One set of limiters for REST and RPC: a user has one budget.
   const limits = createRateLimits(cfg.rate_limit);
   const app = createApp(ctx, limits);
-  const rpcAndRest = connectNodeAdapter({
-    routes: rpcRoutes(ctx, limits),
-    contextValues: rpcContextValues(ctx),
-    fallback: getRequestListener(app.fetch, { overrideGlobalObjects: false }) as never,
-  }) as Handler;
-  const hot = hotPaths(ctx, limits);
-  const rpcHot = rpcDownloadHotPath(ctx, limits);
-  const secured = withSecurityHeaders(
-    withRpcCors(cfg.server.cors_origins, (req, res) => {
-      if (!hot(req, res) && !rpcHot(req, res as ServerResponse)) rpcAndRest(req, res);
-    }),
+  const rest = getRequestListener(app.fetch, { overrideGlobalObjects: false }) as Handler;
+  // The RPC stack (Connect, protobuf descriptors, every RPC service) is built on the first RPC
+  // request, not at start: ~30 ms of module evaluation that REST, the UI and /health never need.
+  const rpc = lazyHandler(
+    async () => (await import("./rpc/routes.ts")).rpcHandler(ctx, limits, rest),
+    log,
+    "the RPC services",
   );
+  const hot = hotPaths(ctx, limits);
+  const secured = withSecurityHeaders<Handler>((req, res) => {
+    if (isRpcPath(req.url)) rpc(req, res);
+    else if (!hot(req, res)) rest(req, res);
+  });
   const handler: Handler = (req, res) => {
     activity.note();
     secured(req, res);

@@ -1,10 +1,11 @@
-import type { MiddlewareHandler } from "hono";
+import type { Handler, MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
+import { loadOnce } from "../platform/lazy.ts";
 import type { RateLimiter, RateLimits } from "../platform/rate-limiter.ts";
 import { clientIp } from "./client-ip.ts";
-import { DAV_PREFIX, davRoutes } from "./dav/dav.ts";
+import { DAV_PREFIX } from "./dav/prefix.ts";
 import type { Env, Router } from "./env.ts";
 import { requireAuth } from "./middleware/auth.ts";
 import { globalRateLimit } from "./middleware/global-rate-limit.ts";
@@ -20,6 +21,17 @@ import { swaggerRoutes } from "./swagger.ts";
 
 /** Paths never rate limited: probes and scrapers call them on a timer. */
 const UNLIMITED = new Set(["/health", "/api/v1/health", "/metrics"]);
+
+/**
+ * WebDAV under DAV_PREFIX (the path `/dav` itself included), its module and
+ * xmldom loaded by the first WebDAV request rather than at start.
+ */
+function webDav(ctx: AppContext, limits: RateLimits): Handler<Env> {
+  const load = loadOnce(async () => (await import("./dav/dav.ts")).davHandler(ctx, limits));
+  return async function webDavOnFirstUse(c) {
+    return (await load())(c);
+  };
+}
 
 /**
  * Builds the REST application: middleware in order (request log, security
@@ -73,7 +85,7 @@ export function createApp(ctx: AppContext, limits: RateLimits): Router {
   app.use("/api/*", jsonGuard(ctx.cfg.server.max_json_bytes));
 
   mountRoutes(app, ctx, guards);
-  app.route(DAV_PREFIX, davRoutes(ctx, limits));
+  app.all(`${DAV_PREFIX}/*`, webDav(ctx, limits));
   app.route("/s", sharePages(ctx, limits));
 
   app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {

@@ -1,5 +1,7 @@
+import type { ServerResponse } from "node:http";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { UniversalHandlerOptions } from "@connectrpc/connect/protocol";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { AppContext } from "../context.ts";
 import { DirectoryService } from "../gen/attic/v1/directory_pb.ts";
 import { FileService } from "../gen/attic/v1/file_pb.ts";
@@ -11,9 +13,13 @@ import { SearchService } from "../gen/attic/v1/search_pb.ts";
 import { SettingsService } from "../gen/attic/v1/settings_pb.ts";
 import { ShareService } from "../gen/attic/v1/share_pb.ts";
 import { WatchedFolderService } from "../gen/attic/v1/watched_folder_pb.ts";
+import type { Handler } from "../platform/listener.ts";
 import type { RateLimits } from "../platform/rate-limiter.ts";
+import { rpcContextValues } from "./call-context.ts";
+import { withRpcCors } from "./cors.ts";
 import { decodeErrorsAsInvalidArgument } from "./decode-errors.ts";
 import { directoriesRpc } from "./directories.rpc.ts";
+import { rpcDownloadHotPath } from "./download-hot-path.ts";
 import { filesRpc } from "./files.rpc.ts";
 import { filesystemRpc } from "./filesystem.rpc.ts";
 import { grantsRpc } from "./grants.rpc.ts";
@@ -98,4 +104,22 @@ export function rpcRoutes(ctx: AppContext, limits: RateLimits): (router: Connect
     registerReflection(router, SERVICES, { ...options, interceptors: [observeInterceptor(ctx)] });
     decodeErrorsAsInvalidArgument(router);
   };
+}
+
+/**
+ * The Node handler of every RPC path (rpc/paths.ts): CORS for the
+ * configured origins, DownloadFile's hot path, then the Connect adapter;
+ * a path that names no method goes to `fallback` (the REST app), as Connect
+ * does. server.ts builds it on the first such request.
+ */
+export function rpcHandler(ctx: AppContext, limits: RateLimits, fallback: Handler): Handler {
+  const adapter = connectNodeAdapter({
+    routes: rpcRoutes(ctx, limits),
+    contextValues: rpcContextValues(ctx),
+    fallback: fallback as never,
+  }) as Handler;
+  const hot = rpcDownloadHotPath(ctx, limits);
+  return withRpcCors(ctx.cfg.server.cors_origins, (req, res) => {
+    if (!hot(req, res as ServerResponse)) adapter(req, res);
+  });
 }

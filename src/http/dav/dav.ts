@@ -1,7 +1,6 @@
 import { type IncomingMessage, STATUS_CODES } from "node:http";
 import { Readable } from "node:stream";
 import type { Element } from "@xmldom/xmldom";
-import { Hono } from "hono";
 import type { AppContext } from "../../context.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { DavResource, DeadProperty } from "../../domain/dav/dav.service.ts";
@@ -13,6 +12,7 @@ import { AppError, ERRORS } from "../../errors.ts";
 import type { RateLimits } from "../../platform/rate-limiter.ts";
 import type { Env } from "../env.ts";
 import { sendContent } from "../file-response.ts";
+import { DAV_PREFIX } from "./prefix.ts";
 import {
   child,
   children,
@@ -26,9 +26,6 @@ import {
 } from "./xml.ts";
 
 type Ctx = import("hono").Context<Env>;
-
-/** Where WebDAV lives. */
-export const DAV_PREFIX = "/dav";
 
 const LIVE_PROPS = [
   "displayname",
@@ -93,8 +90,7 @@ async function bodyText(c: Ctx, max = MAX_XML_BYTES): Promise<string> {
  * HTTP Basic with the password or, better for devices, an API key as the
  * password; failures count against the address like logins. No cookies.
  */
-export function davRoutes(ctx: AppContext, limits: RateLimits): Hono<Env> {
-  const app = new Hono<Env>();
+export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Promise<Response> {
   const locks = new LockTable();
   const dav = ctx.services.dav;
   const rl = ctx.cfg.rate_limit.enabled;
@@ -550,7 +546,7 @@ export function davRoutes(ctx: AppContext, limits: RateLimits): Hono<Env> {
     return sendContent(c, opened, "attachment");
   }
 
-  app.all("*", async (c) => {
+  return async function davRequest(c) {
     const method = c.req.method.toUpperCase();
     const base = { DAV: "1, 2", "MS-Author-Via": "DAV", Allow: ALLOW };
     try {
@@ -610,6 +606,5 @@ export function davRoutes(ctx: AppContext, limits: RateLimits): Hono<Env> {
       ctx.log.error({ err }, "webdav request failed");
       return c.text("internal error", 500);
     }
-  });
-  return app;
+  };
 }

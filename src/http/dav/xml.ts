@@ -1,5 +1,6 @@
 import { DOMParser, type Element, XMLSerializer } from "@xmldom/xmldom";
 import { AppError } from "../../errors.ts";
+import { escapeXml } from "./escape-xml.ts";
 
 export const DAV = "DAV:";
 
@@ -53,10 +54,8 @@ export function innerXml(el: Element): string {
   return out;
 }
 
-const SPECIAL = /[<>&"']/;
-export function escapeXml(s: string): string {
-  return SPECIAL.test(s) ? s.replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`) : s;
-}
+// In its own module so that share pages can escape HTML without loading xmldom.
+export { escapeXml };
 
 /** An empty element for a property name in any namespace (prefix chosen here). */
 export function emptyElement(ns: string, name: string): string {

@@ -9,7 +9,7 @@ import { CreatedShareSchema, CreateShareInput, ShareListSchema } from "../../dom
 import type { OpenShare } from "../../domain/shares/shares.service.ts";
 import { AppError } from "../../errors.ts";
 import type { RateLimits } from "../../platform/rate-limiter.ts";
-import { escapeXml } from "../dav/xml.ts";
+import { escapeXml } from "../dav/escape-xml.ts";
 import { actorOf, type Env, type Router } from "../env.ts";
 import { sendContent } from "../file-response.ts";
 import { receiveUpload } from "../multipart-upload.ts";

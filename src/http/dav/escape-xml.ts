@@ -1,0 +1,6 @@
+const SPECIAL = /[<>&"']/;
+
+/** Text made safe inside XML or HTML content and attribute values (numeric character references). */
+export function escapeXml(s: string): string {
+  return SPECIAL.test(s) ? s.replace(/[<>&"']/g, (ch) => `&#${ch.charCodeAt(0)};`) : s;
+}

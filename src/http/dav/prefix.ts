@@ -1,0 +1,2 @@
+/** Where WebDAV lives. */
+export const DAV_PREFIX = "/dav";
