@@ -65,6 +65,8 @@ describe("folder-terms search plan", () => {
       org,
       Array.from({ length: 12 }, (_, n) => `/Ties/Holiday 2019 ${n}/tie.jpg`),
     );
+    // Every trigram of "qabcd" is in some folder's path, the term itself in none.
+    seedTree(db, org, ["/Tri/qabcx/1.txt", "/Tri/xbcdy/2.txt", "/Docs/qabcd.txt"]);
     seedTree(db, other, ["/Holiday 2019/theirs.jpg", "/Photos/Holiday/2019.jpg"]);
     // Deleted rows, which every plan leaves out.
     const doomed = db
@@ -165,6 +167,16 @@ describe("folder-terms search plan", () => {
       }
     }
     expect([...kinds].sort()).toEqual(["every term", "one term", "own rows"]);
+  });
+
+  it("tells the terms some folder's path holds from the others", () => {
+    const terms = (q: string) => folders().resolve(parseSearchInput({ q })).terms!;
+    expect(terms("qabcd")).toMatchObject({ fts: ['"qabcd"'], viaFolders: [] });
+    expect(terms("qabcx")).toMatchObject({ fts: [], viaFolders: ['"qabcx"'] });
+    expect(terms("bcdy qab")).toMatchObject({ fts: [], viaFolders: ['"bcdy"', '"qab"'] });
+    expect(terms("s03e")).toMatchObject({ fts: ['"s03e"'], viaFolders: [] });
+    const spec = parseSearchInput({ q: "qabcd" });
+    expect(general().page(org, spec, 50, 0).total).toBe(1);
   });
 
   it("chooses between its sets by the estimates", () => {

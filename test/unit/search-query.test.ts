@@ -5,6 +5,7 @@ import {
   ftsExpression,
   MAX_TERMS,
   pageQuery,
+  phraseTrigrams,
   searchOrder,
   shortTermCondition,
   splitTerms,
@@ -86,6 +87,19 @@ describe("ftsExpression", () => {
   it("quotes every term so input is never FTS syntax", () => {
     expect(ftsExpression(splitTerms('a"b NOT x**').fts)).toBe('"a""b" AND "NOT" AND "x**"');
     expect(ftsExpression(splitTerms("holiday").fts, "name")).toBe('name : ("holiday")');
+  });
+});
+
+describe("phraseTrigrams", () => {
+  it("lists a quoted term's trigrams, quoted", () => {
+    expect(phraseTrigrams('"s01e03"')).toEqual(['"s01"', '"01e"', '"1e0"', '"e03"']);
+    expect(phraseTrigrams('"a""bc"')).toEqual(['"a""b"', '"""bc"']);
+    expect(phraseTrigrams('"東京夜景"')).toEqual(['"東京夜"', '"京夜景"']);
+  });
+  it("lists none for one trigram, OR-ed trigrams and combining marks", () => {
+    expect(phraseTrigrams('"s03"')).toEqual([]);
+    expect(phraseTrigrams('("zoa" OR "zob")')).toEqual([]);
+    expect(phraseTrigrams(`"${"Ame\u0301lie".normalize("NFD")}"`)).toEqual([]);
   });
 });
 

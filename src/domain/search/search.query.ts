@@ -69,6 +69,21 @@ export function splitTerms(text: string, expand?: Expand): Terms {
   return out;
 }
 
+/**
+ * The trigrams of a quoted term, each quoted: one that a column of the
+ * index never holds rules the term out of that column at the cost of its
+ * own doclist, where the phrase reads every trigram's (search.repo.ts asks
+ * whether any folder's path holds a term). Empty for other expressions (a
+ * short term's trigrams OR-ed), terms of one trigram, and text with
+ * combining marks.
+ */
+export function phraseTrigrams(expr: string): string[] {
+  const text = /^"((?:[^"]|"")*)"$/u.exec(expr)?.[1]?.replaceAll('""', '"');
+  const chars = [...(text ?? "")];
+  if (chars.length <= TRIGRAM_MIN || /\p{M}/u.test(text!)) return [];
+  return chars.slice(TRIGRAM_MIN - 1).map((_, i) => quoted(chars.slice(i, i + TRIGRAM_MIN).join("")));
+}
+
 /** The terms of a search: resolved against the index when the repository did so, else split alone. */
 export const termsOf = (spec: SearchSpec): Terms => spec.terms ?? splitTerms(spec.text);
 

@@ -26,7 +26,7 @@ import {
   foldersPageQuery,
   nthMatchQuery,
 } from "./search.folders.ts";
-import { countQuery, type Expand, pageQuery, type Sql, splitTerms } from "./search.query.ts";
+import { countQuery, type Expand, pageQuery, phraseTrigrams, type Sql, splitTerms } from "./search.query.ts";
 import { EXACT_TOTAL_BOUND, type SearchSpec } from "./search.schemas.ts";
 
 /** Prepared statements kept per SQL text; a search has few distinct shapes. */
@@ -123,9 +123,17 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
     }
     return [...found];
   };
-  const inSomePath = sqlite.prepare<[string], { x: number }>(
+  const firstMatch = sqlite.prepare<[string], { x: number }>(
     "SELECT 1 AS x FROM files_fts WHERE files_fts MATCH ? LIMIT 1",
   );
+  /**
+   * Whether some folder's path holds `expr`. A term in none usually lacks
+   * one of its trigrams there too, found by reading that trigram's doclist
+   * alone (receipt-2021: 1 ms instead of 6.6 at 1M rows).
+   */
+  const inSomePath = (expr: string): boolean =>
+    phraseTrigrams(expr).every((t) => firstMatch.get(`path : ${t}`)) &&
+    firstMatch.get(`path : (${expr})`) !== undefined;
   /**
    * The spec with its terms resolved against the index: short terms
    * expanded, and the terms some directory's path holds set apart (they
@@ -135,7 +143,7 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
     if (spec.terms) return spec;
     const terms = splitTerms(spec.text, expand);
     const own: string[] = [];
-    for (const expr of terms.fts) (inSomePath.get(`path : (${expr})`) ? terms.viaFolders : own).push(expr);
+    for (const expr of terms.fts) (inSomePath(expr) ? terms.viaFolders : own).push(expr);
     return { ...spec, terms: { ...terms, fts: own } };
   };
 
