@@ -37,6 +37,8 @@ const options: Database.Options = { fileMustExist: true };
 if (nativeBinding) options.nativeBinding = nativeBinding as unknown as string;
 const db = new Database(data.file, options);
 db.pragma("synchronous = NORMAL");
+// A checkpoint copies frames from the log to the database file directly, past the page cache.
+db.pragma("cache_size = -256");
 
 parentPort?.on("message", (msg: unknown) => {
   if (msg === "close") {

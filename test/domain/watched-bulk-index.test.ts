@@ -113,6 +113,22 @@ describe("bulk search indexing of watched scans", () => {
     expect(wal?.log).toBeLessThan(20);
   });
 
+  it("keeps the small page cache while a scan or hashing holds it, whichever lets go last", () => {
+    const cache = () => db.$client.pragma("cache_size", { simple: true });
+    const autoCheckpoint = () => db.$client.pragma("wal_autocheckpoint", { simple: true });
+    const scanning = repo.holdScanSettings();
+    expect([cache(), autoCheckpoint()]).toEqual([-16_384, 40_000]);
+    const hashing = repo.holdSmallCache();
+    scanning();
+    scanning(); // a second release of the same hold changes nothing
+    expect([cache(), autoCheckpoint()]).toEqual([-16_384, 1000]);
+    const again = repo.holdScanSettings();
+    hashing();
+    expect(cache()).toBe(-16_384);
+    again();
+    expect([cache(), autoCheckpoint()]).toEqual([-65_536, 1000]);
+  });
+
   it("indexes every scanned row, and follows renames, moves, deletions and replaced entries", async () => {
     for (let i = 0; i < 300; i++) write(`Photos/Trip ${i % 7}/Zoë ${i}.jpg`, `${i}`);
     write("Music/Björk/Jóga.flac");

@@ -366,7 +366,9 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     st.hashing = true;
     st.hashAgain = false;
     const opts = { concurrency: cfg.hash_concurrency, signal: st.abort.signal, log };
+    const release = repo.holdSmallCache();
     st.hashRun = hashPending(repo, st.id, root, opts)
+      .finally(release)
       .then(
         () => undefined,
         (err) => log.warn({ err, folder: st.id }, "hashing watched files failed"),

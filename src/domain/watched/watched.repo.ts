@@ -127,9 +127,21 @@ export function createWatchedRepo(db: Db) {
   );
   /** Checkpoints beside scans' writes; none for an in-memory database. */
   const aside = c.memory ? undefined : new WalCheckpointer(c.name);
-  let holders = 0;
-  let savedAutoCheckpoint = 1000;
-  let savedCacheSize = -65536;
+  /** The small page cache of bulk work (scans, hashing): SCAN_CACHE_KIB while anyone holds it. */
+  const holdSmallCache = heldSetting(() => {
+    const saved = c.pragma("cache_size", { simple: true }) as number;
+    c.pragma(`cache_size = ${-SCAN_CACHE_KIB}`);
+    return () => c.pragma(`cache_size = ${saved}`);
+  });
+  /** Scans' checkpoint settings: the automatic threshold raised, checkpoints on the checkpointer's thread. */
+  const holdScanCheckpoints = heldSetting(() => {
+    const saved = c.pragma("wal_autocheckpoint", { simple: true }) as number;
+    c.pragma(`wal_autocheckpoint = ${SCAN_AUTOCHECKPOINT}`);
+    return () => {
+      c.pragma(`wal_autocheckpoint = ${saved}`);
+      void aside?.stop();
+    };
+  });
   /** Rowids inserted in the running bulk transaction and not yet in the search index; undefined outside one. */
   let unindexed: number[] | undefined;
   /** Indexes the rows inserted so far; runs before any change that fires the index's delete or update trigger. */
@@ -221,22 +233,19 @@ export function createWatchedRepo(db: Db) {
      * The checkpointer's thread ends with the last release.
      */
     holdScanSettings: (): (() => void) => {
-      if (holders++ === 0) {
-        savedAutoCheckpoint = c.pragma("wal_autocheckpoint", { simple: true }) as number;
-        savedCacheSize = c.pragma("cache_size", { simple: true }) as number;
-        c.pragma(`wal_autocheckpoint = ${SCAN_AUTOCHECKPOINT}`);
-        c.pragma(`cache_size = ${-SCAN_CACHE_KIB}`);
-      }
-      let held = true;
+      const cache = holdSmallCache();
+      const checkpoints = holdScanCheckpoints();
       return () => {
-        if (!held) return;
-        held = false;
-        if (--holders > 0) return;
-        c.pragma(`wal_autocheckpoint = ${savedAutoCheckpoint}`);
-        c.pragma(`cache_size = ${savedCacheSize}`);
-        void aside?.stop();
+        checkpoints();
+        cache();
       };
     },
+    /**
+     * The small page cache alone, for hashing: like a scan, it reads every
+     * file row once, and a 64 MiB cache filled with those pages stayed
+     * resident after the hashing of a 1M-file folder.
+     */
+    holdSmallCache,
     /** Runs `fn` in one transaction (batches of scan writes). */
     transaction: <T>(fn: () => T): T => c.transaction(fn)(),
     /**
@@ -364,3 +373,22 @@ export interface NewEntry {
 }
 
 export type WatchedRepo = ReturnType<typeof createWatchedRepo>;
+
+/**
+ * A connection setting changed while anyone holds it: `apply` changes it
+ * and answers how to give it back, which happens when the last holder
+ * releases (each release function works once).
+ */
+function heldSetting(apply: () => () => void): () => () => void {
+  let holders = 0;
+  let restore: (() => void) | undefined;
+  return () => {
+    if (holders++ === 0) restore = apply();
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--holders === 0) restore?.();
+    };
+  };
+}
