@@ -43,6 +43,9 @@ import { createWorkDir } from "./platform/work-dir.ts";
 import { isRpcPath } from "./rpc/paths.ts";
 import { VERSION } from "./version.ts";
 
+/** How long after listening the media tools are detected, unless a media request asked first. */
+const MEDIA_DETECT_DELAY_MS = 200;
+
 export interface AtticServer {
   ctx: AppContext;
   /** The Node request handler serving REST and RPC. */
@@ -221,13 +224,13 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   ctx.health.register("storage", probeCheck(dataDirWritable(dataDir)), "data directory is not writable");
   ctx.health.register("watched_folders", () => services.watched.health());
   ctx.health.register("media", () => mediaTools.health());
-  void mediaTools.detect();
   services.files.setHostContentResolver((row) => services.watched.resolveHostFile(row));
   services.watched.start();
   // Deleting an organization first unmounts its watched folders, stopping their watchers.
   services.orgs.onDelete(async (orgActor) => {
     for (const f of services.watched.list(orgActor).folders) await services.watched.remove(orgActor, f.id);
   });
+  let detectMedia: NodeJS.Timeout | undefined;
   return {
     ctx,
     handler,
@@ -243,6 +246,9 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
             ? { cert: cfg.server.tls_cert, key: cfg.server.tls_key }
             : undefined,
       });
+      // ffmpeg is looked for once the server answers (or by the first media request), not
+      // during start-up: /health says "checking for ffmpeg" until then.
+      detectMedia = setTimeout(() => void mediaTools.ready(), MEDIA_DETECT_DELAY_MS).unref();
       const scheme = cfg.server.tls_cert ? "https" : "http";
       return {
         host: listener.host,
@@ -251,6 +257,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       };
     },
     async close() {
+      clearTimeout(detectMedia);
       await listener?.close(cfg.server.shutdown_timeout * 1000);
       await services.watched.close();
       await conversions.close();

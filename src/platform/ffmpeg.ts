@@ -1,9 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { setPriority } from "node:os";
 import { createInterface } from "node:readline";
-import { fileTypeFromFile } from "file-type";
 import type { Logger } from "../log.ts";
 import type { HealthCheck } from "./health.ts";
+import { loadOnce } from "./lazy.ts";
+
+/** file-type loads with the first file sniffed, not at start. */
+const fileType = loadOnce(() => import("file-type"));
 
 /** One stream of a media file, as ffprobe reports it. */
 export interface MediaStream {
@@ -140,6 +143,7 @@ const DEMUXERS: Record<string, string> = {
 
 /** The demuxer forced for a file, from its sniffed content; undefined when Attic will not hand it to ffmpeg. */
 export async function demuxerOf(absPath: string): Promise<string | undefined> {
+  const { fileTypeFromFile } = await fileType();
   const type = await fileTypeFromFile(absPath).catch(() => undefined);
   return type ? DEMUXERS[type.ext] : undefined;
 }
@@ -163,9 +167,12 @@ export function inputArgs(absPath: string, demuxer: string): string[] {
 }
 
 /**
- * ffprobe/ffmpeg behind a small wrapper: availability is detected once at
- * start (`-version`) and reported to /health (degraded, never fatal: every
- * other feature works without them); `probe` reads duration, codecs and
+ * ffprobe/ffmpeg behind a small wrapper: availability is detected once
+ * (`-version`), on the first use or when server.ts asks shortly after
+ * listening, not during start-up (forking two processes from a grown server
+ * cost ~10-15 ms there); /health says "checking for ffmpeg" until then and
+ * degraded (never fatal: every other feature works without them) when
+ * missing. Callers ask `ready()`, which waits for the detection; `probe` reads duration, codecs and
  * resolution. Every input goes through inputArgs(): demuxer forced from the
  * sniffed content, `file` protocol only; anything else is not run at all.
  */
@@ -181,20 +188,24 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
     }
   };
 
-  return {
-    /** Detects the tools (server start); safe to call again. */
-    async detect(): Promise<void> {
-      const [ffprobe, ffmpeg] = await Promise.all([version(cfg.ffprobe_path), version(cfg.ffmpeg_path)]);
-      state = { ffprobe, ffmpeg, checked: true };
-      if (!ffprobe || !ffmpeg)
-        log.warn(
-          { ffprobe: cfg.ffprobe_path, ffmpeg: cfg.ffmpeg_path },
-          "ffmpeg missing: media probing is off",
-        );
-      else log.debug({ ffprobe, ffmpeg }, "media tools found");
-    },
+  const detected = loadOnce(async () => {
+    const [ffprobe, ffmpeg] = await Promise.all([version(cfg.ffprobe_path), version(cfg.ffmpeg_path)]);
+    state = { ffprobe, ffmpeg, checked: true };
+    if (!ffprobe || !ffmpeg)
+      log.warn(
+        { ffprobe: cfg.ffprobe_path, ffmpeg: cfg.ffmpeg_path },
+        "ffmpeg missing: media probing is off",
+      );
+    else log.debug({ ffprobe, ffmpeg }, "media tools found");
+  });
 
-    get available(): boolean {
+  return {
+    /**
+     * Whether ffprobe is there to probe media, detecting the tools first if
+     * nobody has yet (once per server; later calls answer at once).
+     */
+    async ready(): Promise<boolean> {
+      await detected();
       return Boolean(state.ffprobe);
     },
 
@@ -219,6 +230,7 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
       durationSeconds?: number,
       signal?: AbortSignal,
     ): Promise<Buffer | undefined> {
+      await detected();
       if (!state.ffmpeg) return undefined;
       const demuxer = await demuxerOf(absPath);
       if (!demuxer) return undefined;
@@ -248,6 +260,7 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
      * ffprobe fails or takes longer than `timeoutMs` (a slow disk, a huge file).
      */
     async keyframes(absPath: string, timeoutMs: number): Promise<number[] | undefined> {
+      await detected();
       if (!state.ffprobe) return undefined;
       const demuxer = await demuxerOf(absPath);
       if (!demuxer) return undefined;
@@ -294,6 +307,7 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
       absPath: string,
       source: { streamIndex: number } | { demuxer: "ass" },
     ): Promise<Buffer | undefined> {
+      await detected();
       if (!state.ffmpeg) return undefined;
       const demuxer = "demuxer" in source ? source.demuxer : await demuxerOf(absPath);
       if (!demuxer) return undefined;
@@ -307,7 +321,8 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
     /**
      * Starts ffmpeg with `args` (built by the caller from inputArgs() and
      * fixed option names only) at a lower CPU priority than the server, so a
-     * conversion never starves requests; undefined without ffmpeg.
+     * conversion never starves requests; undefined without ffmpeg (or
+     * before the detection: a conversion starts after its file was probed).
      */
     spawnFfmpeg(args: string[], cwd: string): FfmpegProcess | undefined {
       if (!state.ffmpeg) return undefined;
@@ -327,6 +342,7 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
 
     /** Probes a host file; undefined when ffprobe is missing or cannot read it. */
     async probe(absPath: string, signal?: AbortSignal): Promise<MediaInfo | undefined> {
+      await detected();
       if (!state.ffprobe) return undefined;
       const demuxer = await demuxerOf(absPath);
       if (!demuxer) return undefined;

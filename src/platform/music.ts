@@ -1,4 +1,7 @@
-import { parseFile } from "music-metadata";
+import { loadOnce } from "./lazy.ts";
+
+/** music-metadata (and the file-type sniffers it brings) loads with the first file read, not at start. */
+const musicMetadata = loadOnce(() => import("music-metadata"));
 
 /** Tags of a music file (absent when the file has none). */
 export interface MusicTags {
@@ -25,6 +28,7 @@ const count = (v: unknown): number | undefined =>
  */
 export async function readMusicTags(absPath: string): Promise<MusicTags | undefined> {
   try {
+    const { parseFile } = await musicMetadata();
     const { common } = await parseFile(absPath, { duration: false, skipCovers: false });
     const tags: MusicTags = { has_cover: Boolean(common.picture?.length) };
     const fields: Partial<MusicTags> = {
@@ -48,6 +52,7 @@ export async function readMusicTags(absPath: string): Promise<MusicTags | undefi
 /** The embedded cover art (front cover first), or undefined. */
 export async function readCoverArt(absPath: string): Promise<Buffer | undefined> {
   try {
+    const { parseFile } = await musicMetadata();
     const { common } = await parseFile(absPath, { duration: false, skipCovers: false });
     const pictures = common.picture ?? [];
     const front = pictures.find((p) => /front/i.test(p.type ?? "")) ?? pictures[0];

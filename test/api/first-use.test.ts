@@ -1,13 +1,20 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SettingsService } from "../../src/gen/attic/v1/settings_pb.ts";
+import { upload } from "../helpers/files.ts";
+import { missing } from "../helpers/programs.ts";
 import { ADMIN_PASSWORD, startServer, type TestServer } from "../helpers/server.ts";
 import { connectJson, rpcClient } from "../rpc/clients.ts";
 
 /**
  * The RPC stack and WebDAV are built on their first request, not at start
- * (src/platform/lazy.ts). Each case starts a new server whose first request
- * of that kind arrives several at once, while the subsystem is still loading:
- * every one must get the answer it always got.
+ * (src/platform/lazy.ts), and ffmpeg is detected after listening. Each case
+ * starts a new server whose first request of that kind arrives at once
+ * (several at once, while the subsystem is still loading): every one must
+ * get the answer it always got.
  */
 describe("subsystems loaded on first use", () => {
   let s: TestServer | undefined;
@@ -56,4 +63,35 @@ describe("subsystems loaded on first use", () => {
     expect(bare.status).toBe(207);
     for (const r of [options, anonymous, bare]) await r.arrayBuffer().catch(() => undefined);
   });
+
+  it.skipIf(missing("first media request", "ffmpeg", "ffprobe"))(
+    "media: a probe right after start waits for the ffmpeg detection instead of saying it is missing",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "attic-first-media-"));
+      try {
+        const clip = join(dir, "clip.mp4");
+        execFileSync("ffmpeg", [
+          ...["-v", "error", "-f", "lavfi", "-i", "testsrc=duration=1:size=160x120:rate=10"],
+          ...["-c:v", "libx264", "-pix_fmt", "yuv420p", clip],
+        ]);
+        const first = await startServer({}, { keepDataDir: join(dir, "data") });
+        const token = await first.login();
+        const id = (await upload(first, token, "clip.mp4", readFileSync(clip))).body.id as string;
+        await first.close();
+        // Same data dir and keys: the token still holds, so the probe is the new server's first request.
+        s = await startServer({}, { keepDataDir: join(dir, "data") });
+        const health = await s.api("GET", "/health");
+        expect(health.body.details.media).toEqual({ status: "ok", message: "checking for ffmpeg" });
+        const info = await s.api("GET", `/api/v1/files/${id}/media-info`, { token });
+        expect(info.status).toBe(200);
+        expect(info.body.duration_seconds).toBeGreaterThan(0.5);
+        const after = await s.api("GET", "/health");
+        expect(after.body.details.media).toMatchObject({ status: "ok", ffprobe: expect.any(String) });
+      } finally {
+        await s?.close();
+        s = undefined;
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

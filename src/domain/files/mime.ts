@@ -1,5 +1,4 @@
 import { isUtf8 } from "node:buffer";
-import { fileTypeFromBuffer } from "file-type";
 import { lookup } from "mime-types";
 
 export const DIRECTORY_MIME = "inode/directory";
@@ -44,6 +43,8 @@ export function isTextual(mime: string): boolean {
  * PNG is image/png.
  */
 export async function detectMime(head: Uint8Array, name: string): Promise<string> {
+  // Imported here, not at the top: file-type's sniffers load with the first upload, not at start.
+  const { fileTypeFromBuffer } = await import("file-type");
   const sniffed = await fileTypeFromBuffer(head).catch(() => undefined);
   if (sniffed) return normalizeMime(sniffed.mime);
   const byName = lookup(name);

@@ -37,7 +37,8 @@ export function createMediaService(deps: {
 
   /** What ffprobe says about an opened file (cached per version; 503 without ffmpeg, 400 when unreadable). */
   async function probeContent(content: OpenedContent): Promise<MediaInfo> {
-    if (!deps.tools.available) throw new AppError("UNAVAILABLE", "media probing is off (ffmpeg missing)");
+    if (!(await deps.tools.ready()))
+      throw new AppError("UNAVAILABLE", "media probing is off (ffmpeg missing)");
     const key = `${content.row.id}:${content.etag}`;
     const hit = cache.get(key);
     if (hit) {

@@ -189,7 +189,8 @@ export function createStreamingService(deps: {
         source: "sidecar" as const,
         url: `${base}/subtitles/${s.index}.vtt${st}`,
       }));
-      const probed = deps.tools.available
+      const available = await deps.tools.ready();
+      const probed = available
         ? await deps.media.probe(content).catch((err: unknown) => {
             if (err instanceof AppError && err.code === "VALIDATION") return undefined;
             throw err;
@@ -204,11 +205,11 @@ export function createStreamingService(deps: {
           video: null,
           audio: [],
           // Without ffmpeg only sidecars that need no conversion are offered.
-          subtitles: deps.tools.available ? side : side.filter((s) => s.format !== "ass"),
+          subtitles: available ? side : side.filter((s) => s.format !== "ass"),
           direct_url: directUrl,
           hls_url: null,
           ...(tags ? { tags } : {}),
-          reason: deps.tools.available
+          reason: available
             ? "the server could not read this file as audio or video"
             : "ffmpeg is not installed on the server: files this browser cannot play as they are cannot be converted",
         };
@@ -364,7 +365,7 @@ export function createStreamingService(deps: {
     source: { streamIndex: number } | { demuxer: "ass" },
     what: string,
   ): Promise<string> {
-    if (!deps.tools.available)
+    if (!(await deps.tools.ready()))
       throw new AppError("UNAVAILABLE", "this subtitle format needs ffmpeg, which is missing");
     const key = createHash("sha256").update(`${content.row.id}\0${content.etag}\0${what}`).digest("hex");
     const cached = await deps.subtitleCache.get(key);

@@ -66,7 +66,7 @@ export function createThumbnailService(deps: {
     /** A WebP thumbnail of a file fitting in size×size (400 for other types, 503 without sharp/ffmpeg). */
     async get(actor: Actor, id: string, size: number): Promise<Thumbnail> {
       const content = await deps.openContent(actor, id);
-      if (content.row.mime_type.startsWith("video/") && !deps.tools.available) {
+      if (content.row.mime_type.startsWith("video/") && !(await deps.tools.ready())) {
         throw new AppError("UNAVAILABLE", "video thumbnails are off (ffmpeg missing)");
       }
       if (!(await loadSharp())) throw new AppError("UNAVAILABLE", "thumbnails are off (sharp missing)");
