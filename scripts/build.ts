@@ -139,7 +139,11 @@ async function bundle(outfile: string): Promise<NativeAddonSpec[]> {
     logLevel: "warning",
     logOverride: { "require-resolve-not-external": "silent" },
     // yazl's CRC-32 over node:zlib's native one (src/platform/zip-crc.ts says why).
-    alias: { "buffer-crc32": join(ROOT, "src/platform/crc32-native.cjs") },
+    // mime-types through a shim that loads it (and mime-db) on the first lookup (src/platform/mime-types-lazy.cjs).
+    alias: {
+      "buffer-crc32": join(ROOT, "src/platform/crc32-native.cjs"),
+      "mime-types": join(ROOT, "src/platform/mime-types-lazy.cjs"),
+    },
     // CJS has no import.meta: give modules that use it the bundle's own location.
     define: {
       "import.meta.url": "__attic_import_meta_url",

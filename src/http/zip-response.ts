@@ -1,16 +1,20 @@
 import type { ServerResponse } from "node:http";
-// Before yazl: its CRC-32 goes native (see zip-crc.ts).
-import "../platform/zip-crc.ts";
-import { ZipFile } from "yazl";
 import type { OpenedContent } from "../domain/files/content.ts";
 import type { FileRow } from "../domain/files/files.repo.ts";
 import type { ZipEntry } from "../domain/files/files.service.ts";
 import type { Logger } from "../log.ts";
+import { loadOnce } from "../platform/lazy.ts";
 import { RecycledBuffers, recycledFileStream } from "../platform/recycled-reads.ts";
 import type { Env } from "./env.ts";
 import { contentDisposition } from "./file-response.ts";
 
 type Ctx = import("hono").Context<Env>;
+
+/** yazl, loaded by the first zip download rather than at start; its CRC-32 goes native first (see zip-crc.ts). */
+const yazl = loadOnce(async () => {
+  await import("../platform/zip-crc.ts");
+  return import("yazl");
+});
 
 /**
  * Streams a zip of `entries` as it is written (yazl): stored without
@@ -20,13 +24,14 @@ type Ctx = import("hono").Context<Env>;
  * whatever the folder's size. A client that goes away stops the work; a file
  * that fails mid-way aborts the response (a cut-off zip never passes as whole).
  */
-export function sendZip(
+export async function sendZip(
   c: Ctx,
   name: string,
   entries: readonly ZipEntry[],
   open: (row: FileRow) => Promise<OpenedContent>,
   log: Logger,
-): Response {
+): Promise<Response> {
+  const { ZipFile } = await yazl();
   const out = c.env?.outgoing as ServerResponse | undefined;
   const zip = new ZipFile();
   // Read buffers come back when the response has written them (below): no allocation per megabyte.
