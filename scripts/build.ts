@@ -134,6 +134,10 @@ async function bundle(outfile: string): Promise<NativeAddonSpec[]> {
     format: "cjs",
     target: "node24",
     minifySyntax: true,
+    // Without whitespace the bundle also loses its comments, whose "—" and "…" made the
+    // whole 4 MB main script a two-byte string in V8's heap: 2.9 MB of Latin-1 instead,
+    // ~5.5 MiB less idle RSS (docs/performance.md). Names stay, so stack traces still read.
+    minifyWhitespace: true,
     legalComments: "none",
     sourcemap: false,
     logLevel: "warning",
