@@ -1,13 +1,16 @@
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Db, openDb } from "../../src/db/client.ts";
 import { excluder } from "../../src/domain/watched/exclude.ts";
+import { hashPending } from "../../src/domain/watched/hasher.ts";
 import { newMovePool } from "../../src/domain/watched/moves.ts";
 import { type DirTask, newStats, type ScanOptions } from "../../src/domain/watched/scan-types.ts";
 import { syncTree } from "../../src/domain/watched/scanner.ts";
 import { createWatchedRepo, type WatchedRepo } from "../../src/domain/watched/watched.repo.ts";
+import { createLogger } from "../../src/log.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
 
 /**
@@ -111,6 +114,34 @@ describe("bulk search indexing of watched scans", () => {
     db.$client.prepare("UPDATE files SET updated_at = ? WHERE id = ?").run(nowIso(), mount);
     const [wal] = db.$client.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
     expect(wal?.log).toBeLessThan(20);
+  });
+
+  it("hashes small files in one read and big ones as a stream, the same bytes either way", async () => {
+    const big = Buffer.alloc(300 * 1024 + 7, "ab");
+    write("empty.txt", "");
+    write("small.txt", "hello");
+    write("edge.bin", "z".repeat(256 * 1024));
+    write("big.bin", big.toString());
+    for (let i = 0; i < 70; i++) write(`many/${i}.txt`, `${i}`);
+    await scan();
+    const n = await hashPending(repo, fid, host, {
+      concurrency: 4,
+      signal: new AbortController().signal,
+      log: createLogger("silent"),
+    });
+    expect(n).toBe(74);
+    const sha = (b: string | Buffer) => createHash("sha256").update(b).digest("hex");
+    const hashOf = (rel: string) =>
+      (
+        db.$client
+          .prepare("SELECT hash FROM files WHERE watched_folder_id = ? AND host_rel_path = ?")
+          .get(fid, rel) as { hash: string }
+      ).hash;
+    expect(hashOf("empty.txt")).toBe(sha(""));
+    expect(hashOf("small.txt")).toBe(sha("hello"));
+    expect(hashOf("edge.bin")).toBe(sha("z".repeat(256 * 1024)));
+    expect(hashOf("big.bin")).toBe(sha(big));
+    expect(hashOf("many/69.txt")).toBe(sha("69"));
   });
 
   it("keeps the small page cache while a scan or hashing holds it, whichever lets go last", () => {

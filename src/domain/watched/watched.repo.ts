@@ -197,9 +197,18 @@ export function createWatchedRepo(db: Db) {
     mountRow: (fid: string) => mount.get(fid),
     /** Files without a hash after host path `after`, in host path order (keyset pages: one pass is linear). */
     unhashed: (fid: string, after: string, limit: number) => unhashed.all(fid, after, limit),
-    /** Stores a hash only if the row still describes the bytes that were hashed. */
-    setHash: (id: string, hash: string, size: number, mtimeMs: number) =>
-      setHash.run(hash, id, size, mtimeMs),
+    /**
+     * Stores hashes in one transaction, each only if its row still describes
+     * the bytes that were hashed; answers how many were stored.
+     */
+    setHashes: (hashes: readonly { id: string; hash: string; size: number; mtimeMs: number }[]): number =>
+      hashes.length === 0
+        ? 0
+        : c.transaction(() => {
+            let stored = 0;
+            for (const h of hashes) stored += setHash.run(h.hash, h.id, h.size, h.mtimeMs).changes;
+            return stored;
+          })(),
     /**
      * Copies the WAL into the database now (a passive checkpoint: readers
      * and the rest go on), so that SQLite's own checkpoint, which runs
