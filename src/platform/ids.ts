@@ -1,11 +1,21 @@
-import { randomBytes } from "node:crypto";
+import { randomFillSync } from "node:crypto";
+
+/** Random bytes for ids, drawn from the CSPRNG 4 KiB at a time: one call per id cost ~2.5 µs. */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
 
 /**
  * A UUIDv7 (RFC 9562): time-ordered, so new rows append to the end of
  * primary-key indexes instead of landing at random pages.
  */
 export function newId(): string {
-  const b = randomBytes(16);
+  if (poolAt + 16 > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  // A copy: the pool's bytes are used once and never shared.
+  const b = Buffer.from(pool.subarray(poolAt, poolAt + 16));
+  poolAt += 16;
   const ms = BigInt(Date.now());
   b[0] = Number((ms >> 40n) & 0xffn);
   b[1] = Number((ms >> 32n) & 0xffn);
