@@ -39,8 +39,6 @@ import type { SearchSpec } from "./search.schemas.ts";
 
 /** Matches whose rowid the driver's estimate reads: the rowid of the K-th one estimates their density. */
 export const ESTIMATE_AT = 32;
-/** Children a folder holds on average, in the driver's estimate (only the choice of driver depends on it). */
-export const CHILDREN_PER_FOLDER = 16;
 
 /** One search term as the plan checks it. */
 interface Term {
@@ -98,16 +96,16 @@ export interface Driver {
 }
 
 /**
- * Relative costs of the plan's steps, per estimated index match, in µs on
- * the 1M-row benchmark with a cold page cache: FTS_MATCH for reading a
- * term's doclists (once for rows, once for folders), ROW_READ for a row
- * read by rowid (the rows of a term and its folders), CHILD for a child
- * read from files_children_idx and checked. Only the choice of sets
- * depends on them.
+ * Relative costs of the plan's steps, in µs, fitted to the 1M-row benchmark
+ * with a cold page cache (its queries take turns evicting each other's
+ * pages): FTS_MATCH per index match of a term read from its doclists (once
+ * for rows, once for folders), ROW_READ per row read by rowid and checked,
+ * FOLDER per folder whose children are read (its row, its children's index
+ * pages, ~20 children checked). Only the choice of sets depends on them.
  */
 const FTS_MATCH = 0.2;
-const ROW_READ = 1.2;
-const CHILD = 0.3;
+const ROW_READ = 3;
+const FOLDER = 14;
 
 /**
  * Which sets to read, whichever looks cheapest by `estimate` (an
@@ -156,7 +154,7 @@ export function chooseDriver(spec: SearchSpec, estimateOnce: (expr: string) => n
 }
 
 /** What reading the children of `folders` folders costs (chooseDriver). */
-const folderCost = (folders: number) => folders * (ROW_READ + CHILD * CHILDREN_PER_FOLDER);
+const folderCost = (folders: number) => folders * FOLDER;
 
 /**
  * The folders a child under the path filter may be held by: inside the
@@ -190,7 +188,7 @@ function ownRows(
     { sql: filters.sql.join(" AND ") || "1", params: filters.params },
   ]);
   return {
-    sql: `SELECT f.rowid AS r, f.name AS name, f.acl_id AS acl_id FROM files_fts JOIN files f ON f.rowid = files_fts.rowid WHERE files_fts MATCH ? AND ${where.sql}`,
+    sql: `SELECT f.rowid AS r, f.acl_id AS acl_id FROM files_fts JOIN files f ON f.rowid = files_fts.rowid WHERE files_fts MATCH ? AND ${where.sql}`,
     params: [driver.own, ...where.params],
   };
 }
@@ -198,7 +196,7 @@ function ownRows(
 /**
  * The folders whose path holds `term` (CTE `name`), with whether it holds
  * each of `others` (computed once a folder: MATERIALIZED keeps SQLite from
- * repeating it for every child), and their children (`r`, name, acl_id)
+ * repeating it for every child), and their children (`r`, acl_id)
  * holding each of `others` in that path or in their name, within the
  * search's filters. Without size, date or type filters no child's row is
  * read: files_children_idx holds its name and acl_id, and its path is the
@@ -244,7 +242,7 @@ function childRows(
     },
     rows: {
       sql:
-        `SELECT f.rowid, f.name, f.acl_id FROM ${name} CROSS JOIN files f INDEXED BY files_children_idx ` +
+        `SELECT f.rowid, f.acl_id FROM ${name} CROSS JOIN files f INDEXED BY files_children_idx ` +
         `ON f.organization_id = ? AND f.parent_id = ${name}.id AND f.is_deleted = 0 WHERE ${where.sql}`,
       params: [organizationId, ...where.params],
     },
@@ -252,7 +250,7 @@ function childRows(
 }
 
 /**
- * Every match of `spec` (`r`, name, acl_id), within its filters, before
+ * Every match of `spec` (`r`, acl_id), within its filters, before
  * folder grants; each once: a folder already read for an earlier term is
  * not read again (its children pass the same checks either way), and the
  * own rows leave out the children of the folders read (they are there).
@@ -279,7 +277,7 @@ function matchesQuery(organizationId: string, spec: SearchSpec, driver: Driver):
 }
 
 /**
- * The matches (`f`: r, name, acl_id) readable under `acl`, as a WITH clause
+ * The matches (`f`: r, acl_id) readable under `acl`, as a WITH clause
  * and a FROM … WHERE.
  */
 function matches(
@@ -300,9 +298,9 @@ function matches(
 
 /**
  * Ids of one window of matches in the search's order, each with the count
- * of all matches. By name, only the rows a window may hold are read: those
- * ranked (by name alone, from the sets' own columns) within its end, ties
- * included; their ids break the ties. Other orders read every match's row.
+ * of all matches. (Ranking the matches by name from the sets' own columns
+ * and reading only the rows within the window's end was no faster: the
+ * own rows are in the cache by then, and children's rows share pages.)
  */
 export function foldersPageQuery(
   organizationId: string,
@@ -313,17 +311,6 @@ export function foldersPageQuery(
   acl?: Sql,
 ): Sql {
   const m = matches(organizationId, spec, driver, acl);
-  if (spec.sortBy === "name") {
-    const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
-    const byName = (t: string) => `${t}.name COLLATE NOCASE ${dir}, ${t}.name ${dir}`;
-    return {
-      sql:
-        `${m.with.sql}SELECT g.id AS id, s.total AS total FROM (SELECT f.r AS r, f.name AS name, ` +
-        `rank() OVER (ORDER BY ${byName("f")}) AS k, count(*) OVER () AS total ${m.from.sql}) s ` +
-        `CROSS JOIN files g ON g.rowid = s.r WHERE s.k <= ? ORDER BY ${byName("s")}, g.id ${dir} LIMIT ? OFFSET ?`,
-      params: [...m.with.params, ...m.from.params, offset + limit, limit, offset],
-    };
-  }
   const order = searchOrder(spec);
   return {
     sql:
