@@ -123,6 +123,27 @@ describe("auth: token attacks and refresh rotation", () => {
     }
   });
 
+  it("reads the token after Bearer and white space, knows it by the whole token, not by its tail", async () => {
+    const { access_token } = await login();
+    const profile = (authorization: string) =>
+      s.api("GET", "/api/v1/auth/profile", { headers: { authorization } });
+    expect((await profile(`Bearer ${access_token}`)).status).toBe(200);
+    expect((await profile(`bearer \t ${access_token}  `)).status).toBe(200);
+    // Same last characters (the caches' key), another token: never the cached answer.
+    const sameTail = `${access_token[0] === "e" ? "f" : "e"}${access_token.slice(1)}`;
+    expect((await profile(`Bearer ${sameTail}`)).status).toBe(401);
+    expect((await profile(`Bearer x${access_token}`)).status).toBe(401);
+    // Characters a token cannot hold, also after the token was used once: malformed, every time.
+    for (const bad of [`${access_token}$`, `${access_token} extra`, `${access_token.slice(0, -1)}\u00e9`]) {
+      for (let i = 0; i < 2; i++) {
+        const r = await profile(`Bearer ${bad}`);
+        expect(r.status).toBe(401);
+        expect(r.body.error.message).toBe("malformed Authorization header");
+      }
+    }
+    expect((await profile(`Bearer ${access_token}`)).status).toBe(200);
+  });
+
   it("reusing a used refresh token revokes the whole family (RFC 9700 §4.14.2)", async () => {
     const first = await login();
     const second = await refresh(first.refresh_token);

@@ -11,7 +11,8 @@ import { permissionsOf, sessionsCutoffMs, type UserRow, type UsersRepo } from ".
 import { ActiveUsers } from "./active-users.ts";
 import { createAuthRepo } from "./auth.repo.ts";
 import type { TokenPairSchema, UserSchema } from "./auth.schemas.ts";
-import { API_KEY_PREFIX, hashSecret, type TokenSigner } from "./tokens.ts";
+import { BEARER_TOKEN, malformedAuthorization } from "./authenticate.ts";
+import { API_KEY_PREFIX, hashSecret, type TokenSigner, tokenKey } from "./tokens.ts";
 
 /** A login or refresh answer: the shape of TokenPairSchema, the one source of it. */
 export type TokenPair = z.output<typeof TokenPairSchema>;
@@ -145,7 +146,8 @@ export function createAuthService(deps: Deps) {
     repo.revokeToken(verified.jti);
   }
 
-  const actorsByToken = new Map<string, { state: object; actor: Actor }>();
+  /** Actors by token, keyed by the token's tail (tokenKey) and checked against the whole token. */
+  const actorsByToken = new Map<string, { token: string; state: object; actor: Actor }>();
   const ACTORS_MAX = 10_000;
 
   /** The actor behind a bearer access token; 401 when invalid or the user is inactive. */
@@ -155,6 +157,9 @@ export function createAuthService(deps: Deps) {
       metrics.authAttempts.inc({ method: "bearer", status: "failure" });
       return new AppError("UNAUTHENTICATED", message, undefined, { cause });
     };
+    // A token seen before was checked then; a new one must have a token's characters.
+    const known = actorsByToken.get(tokenKey(token));
+    if (known?.token !== token && !BEARER_TOKEN.test(token)) throw refuse(malformedAuthorization().message);
     const verified = await tokens.verify(token, "access").catch((err: AppError) => {
       throw refuse(err.message, err);
     });
@@ -167,8 +172,7 @@ export function createAuthService(deps: Deps) {
     // The same token and the same state (the cache of authState is emptied by any
     // write) make the same Actor: reused, so what is derived from it once per
     // actor (the folder-grant view) is not derived again on every request.
-    const known = actorsByToken.get(token);
-    if (known?.state === state) return known.actor;
+    if (known?.token === token && known.state === state) return known.actor;
     const claimed = Array.isArray(verified.claims.permissions)
       ? (verified.claims.permissions as string[])
       : [];
@@ -185,7 +189,7 @@ export function createAuthService(deps: Deps) {
       mustChangePassword: user.must_change_password,
     });
     if (actorsByToken.size >= ACTORS_MAX) actorsByToken.delete(actorsByToken.keys().next().value!);
-    actorsByToken.set(token, { state, actor });
+    actorsByToken.set(tokenKey(token), { token, state, actor });
     return actor;
   }
 

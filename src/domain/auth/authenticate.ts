@@ -9,13 +9,24 @@ export interface HeaderSource {
 /** A request's credential: a bearer JWT or an X-API-Key, never a query parameter. */
 export type Credential = { kind: "bearer"; token: string } | { kind: "apikey"; key: string };
 
-/** Reads the credential of a request; a malformed Authorization header is 401. */
+/** The characters of a bearer token (RFC 6750 b64token); checked by authenticateBearer for tokens it does not know yet. */
+export const BEARER_TOKEN = /^[A-Za-z0-9._~+/=-]+$/;
+
+export const malformedAuthorization = () => new AppError("UNAUTHENTICATED", "malformed Authorization header");
+
+/**
+ * Reads the credential of a request; a malformed Authorization header is
+ * 401. The token's characters are checked where it is not already known
+ * (auth.service.ts authenticateBearer): scanning a ~700-character token
+ * cost ~1 µs of every request.
+ */
 export function credentialOf(headers: HeaderSource): Credential | undefined {
   const authorization = headers.get("authorization");
   if (authorization) {
-    const m = /^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i.exec(authorization);
-    if (!m) throw new AppError("UNAUTHENTICATED", "malformed Authorization header");
-    return { kind: "bearer", token: m[1]! };
+    if (!/^bearer\s/i.test(authorization)) throw malformedAuthorization();
+    const token = authorization.slice(7).trim();
+    if (!token) throw malformedAuthorization();
+    return { kind: "bearer", token };
   }
   const key = headers.get("x-api-key");
   if (key) return { kind: "apikey", key: key.trim() };
