@@ -120,46 +120,40 @@ export async function startupBench(): Promise<Figure[]> {
     const label = hasBinary ? "build/attic" : "node src/main.ts";
     const of = <K extends keyof (typeof attic)[number]>(runs: typeof attic, k: K) => runs.map((r) => r[k]);
     const peak = median(of(attic, "rss"));
+    /** One figure of the runs: Attic's and the hello server's medians of `key`, lower is better. */
+    const startupFigure = (metric: string, key: "ms" | "cpu" | "idleRss", unit: string, note: string) =>
+      figure({
+        benchmark: "startup",
+        metric: `${label} ${metric}`,
+        unit,
+        attic: median(of(attic, key)),
+        reference: median(of(ref, key)),
+        referenceName: "node hello server",
+        higherIsBetter: false,
+        atticPeakRssMiB: peak,
+        atticSamples: of(attic, key),
+        referenceSamples: of(ref, key),
+        note,
+      });
     const figures = [
-      figure({
-        benchmark: "startup",
-        metric: `${label} spawn to first /health 200`,
-        unit: "ms",
-        attic: median(of(attic, "ms")),
-        reference: median(of(ref, "ms")),
-        referenceName: "node hello server",
-        higherIsBetter: false,
-        atticPeakRssMiB: peak,
-        atticSamples: of(attic, "ms"),
-        referenceSamples: of(ref, "ms"),
-        note: `median of ${RUNS}, restart on an existing data dir, RSS at first answer`,
-      }),
-      figure({
-        benchmark: "startup",
-        metric: `${label} CPU to first /health 200`,
-        unit: "ms",
-        attic: median(of(attic, "cpu")),
-        reference: median(of(ref, "cpu")),
-        referenceName: "node hello server",
-        higherIsBetter: false,
-        atticPeakRssMiB: peak,
-        atticSamples: of(attic, "cpu"),
-        referenceSamples: of(ref, "cpu"),
-        note: "user + system, all threads, 10 ms ticks: steadier than wall time on a shared machine",
-      }),
-      figure({
-        benchmark: "startup",
-        metric: `${label} RSS after ${IDLE_MS / 1000} s idle`,
-        unit: "MiB",
-        attic: median(of(attic, "idleRss")),
-        reference: median(of(ref, "idleRss")),
-        referenceName: "node hello server",
-        higherIsBetter: false,
-        atticPeakRssMiB: peak,
-        atticSamples: of(attic, "idleRss"),
-        referenceSamples: of(ref, "idleRss"),
-        note: `anonymous ${median(of(attic, "idleAnon")).toFixed(1)} MiB (hello ${median(of(ref, "idleAnon")).toFixed(1)}); the rest is file pages, mostly the binary's`,
-      }),
+      startupFigure(
+        "spawn to first /health 200",
+        "ms",
+        "ms",
+        `median of ${RUNS}, restart on an existing data dir, RSS at first answer`,
+      ),
+      startupFigure(
+        "CPU to first /health 200",
+        "cpu",
+        "ms",
+        "user + system, all threads, 10 ms ticks: steadier than wall time on a shared machine",
+      ),
+      startupFigure(
+        `RSS after ${IDLE_MS / 1000} s idle`,
+        "idleRss",
+        "MiB",
+        `anonymous ${median(of(attic, "idleAnon")).toFixed(1)} MiB (hello ${median(of(ref, "idleAnon")).toFixed(1)}); the rest is file pages, mostly the binary's`,
+      ),
     ];
     if (hasBinary) figures.push(sizeFigure());
     return figures;
