@@ -109,7 +109,7 @@ describe("bulk search indexing of watched scans", () => {
     for (let i = 0; i < 4000; i++) write(`Big/${i % 40}/file ${i}.txt`, "");
     await scan();
     expect(repo.countFiles(fid)).toBe(4000);
-    expect(repo.checkpointsAside()).toBeGreaterThan(0);
+    expect(repo.checkpointer?.completed).toBeGreaterThan(0);
     // The scan's last checkpoint copied every frame: the next write on the connection starts the log over.
     db.$client.prepare("UPDATE files SET updated_at = ? WHERE id = ?").run(nowIso(), mount);
     const [wal] = db.$client.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];

@@ -96,8 +96,7 @@ export class BatchWriter {
    */
   async flush(): Promise<void> {
     await this.drain(true);
-    await this.aside;
-    await this.repo.checkpointAside()?.catch(() => undefined);
+    await this.checkpointAsideAlone();
   }
   /** Ends the writer's hold on the connection's settings (after the last flush, or on failure). */
   close(): void {
@@ -128,8 +127,7 @@ export class BatchWriter {
       await yieldToLoop();
       if (this.restartWal) {
         this.restartWal = false;
-        await this.aside;
-        await this.repo.checkpointAside()?.catch(() => undefined);
+        await this.checkpointAsideAlone();
       }
       const t0 = performance.now();
       const budget = this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
@@ -167,19 +165,24 @@ export class BatchWriter {
    * transactions, one at a time; false when there is no such thread.
    */
   private checkpointAside(): boolean {
-    if (!this.repo.canCheckpointAside()) return false;
-    if (this.repo.checkpointAsideRunning()) return true;
+    const aside = this.repo.checkpointer;
+    if (!aside || aside.failed) return false;
+    if (aside.running) return true;
     if (++this.sinceCheckpoint < TRANSACTIONS_PER_CHECKPOINT) return true;
-    const started = this.repo.checkpointAside();
-    if (!started) return false;
     this.sinceCheckpoint = 0;
-    this.aside = started.then(
+    this.aside = aside.checkpoint().then(
       (r) => {
         if (r.log >= WAL_RESTART_FRAMES) this.restartWal = true;
       },
-      // The thread is gone (repo.checkpointAside() says undefined from now on): checkpoints come back inline.
+      // The thread is gone (`failed` is set from now on): checkpoints come back inline.
       () => undefined,
     );
     return true;
+  }
+  /** Waits for the checkpoint running beside the writes, then runs one with nothing written beside it. */
+  private async checkpointAsideAlone(): Promise<void> {
+    await this.aside;
+    const aside = this.repo.checkpointer;
+    if (aside && !aside.failed) await aside.checkpoint().catch(() => undefined);
   }
 }

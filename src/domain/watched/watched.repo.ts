@@ -1,5 +1,5 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
-import { type CheckpointResult, WalCheckpointer } from "../../db/checkpointer.ts";
+import { WalCheckpointer } from "../../db/checkpointer.ts";
 import type { Db } from "../../db/client.ts";
 import { files, watchedFolders } from "../../db/schema.ts";
 import type { AccessView } from "../access/access.ts";
@@ -219,21 +219,11 @@ export function createWatchedRepo(db: Db) {
       return r?.log ?? 0;
     },
     /**
-     * Starts a checkpoint on the checkpointer's own thread and connection
-     * (src/db/checkpointer.ts), or joins the one running; undefined when
-     * there is no such thread (an in-memory database, or the thread could
-     * not start): the caller then uses checkpoint() above.
+     * Checkpoints on a thread and connection of their own
+     * (src/db/checkpointer.ts); undefined for an in-memory database. When
+     * it has `failed`, callers use checkpoint() above.
      */
-    checkpointAside: (): Promise<CheckpointResult> | undefined => {
-      if (!aside || aside.failed) return undefined;
-      return aside.checkpoint();
-    },
-    /** True when checkpointAside() has a thread to run on. */
-    canCheckpointAside: (): boolean => aside !== undefined && !aside.failed,
-    /** Checkpoints checkpointAside() finished. */
-    checkpointsAside: (): number => aside?.completed ?? 0,
-    /** True while a checkpoint of checkpointAside() runs. */
-    checkpointAsideRunning: (): boolean => aside?.running ?? false,
+    checkpointer: aside,
     /**
      * This connection's settings while scans run, given back when the last
      * one releases them: a higher automatic checkpoint threshold (scans
