@@ -1,5 +1,9 @@
 import { isUtf8 } from "node:buffer";
 import { lookup } from "mime-types";
+import { loadOnce } from "../../platform/lazy.ts";
+
+/** file-type's sniffers load with the first upload, not at start. */
+const fileType = loadOnce(() => import("file-type"));
 
 export const DIRECTORY_MIME = "inode/directory";
 
@@ -43,8 +47,7 @@ export function isTextual(mime: string): boolean {
  * PNG is image/png.
  */
 export async function detectMime(head: Uint8Array, name: string): Promise<string> {
-  // Imported here, not at the top: file-type's sniffers load with the first upload, not at start.
-  const { fileTypeFromBuffer } = await import("file-type");
+  const { fileTypeFromBuffer } = await fileType();
   const sniffed = await fileTypeFromBuffer(head).catch(() => undefined);
   if (sniffed) return normalizeMime(sniffed.mime);
   const byName = lookup(name);

@@ -12,18 +12,9 @@ import { AppError, ERRORS } from "../../errors.ts";
 import type { RateLimits } from "../../platform/rate-limiter.ts";
 import type { Env } from "../env.ts";
 import { sendContent } from "../file-response.ts";
+import { escapeXml } from "./escape-xml.ts";
 import { DAV_PREFIX } from "./prefix.ts";
-import {
-  child,
-  children,
-  DAV,
-  emptyElement,
-  escapeXml,
-  innerXml,
-  MAX_XML_BYTES,
-  parseXml,
-  serialize,
-} from "./xml.ts";
+import { child, children, DAV, emptyElement, innerXml, MAX_XML_BYTES, parseXml, serialize } from "./xml.ts";
 
 type Ctx = import("hono").Context<Env>;
 

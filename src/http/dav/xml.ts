@@ -54,9 +54,6 @@ export function innerXml(el: Element): string {
   return out;
 }
 
-// In its own module so that share pages can escape HTML without loading xmldom.
-export { escapeXml };
-
 /** An empty element for a property name in any namespace (prefix chosen here). */
 export function emptyElement(ns: string, name: string): string {
   if (ns === DAV) return `<D:${name}/>`;
