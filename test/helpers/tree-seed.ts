@@ -119,3 +119,18 @@ export function seedTree(db: Db, orgId: string, entries: (string | SeedEntry)[])
   }
   return ids;
 }
+
+/**
+ * Marks rows `from` to `to` (0-based, by id order as SQLite reads them) of
+ * an organization deleted: rows that every search plan must leave out.
+ */
+export function softDeleteSome(db: Db, orgId: string, from: number, to: number): void {
+  const rows = db
+    .select({ id: files.id })
+    .from(files)
+    .where(eq(files.organization_id, orgId))
+    .limit(to)
+    .all();
+  for (const { id } of rows.slice(from))
+    db.update(files).set({ is_deleted: true }).where(eq(files.id, id)).run();
+}

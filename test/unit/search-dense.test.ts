@@ -1,15 +1,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "../../src/db/client.ts";
-import { files, organizations } from "../../src/db/schema.ts";
+import { organizations } from "../../src/db/schema.ts";
 import { LARGE_FILE_BYTES } from "../../src/domain/search/search.dense.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
-import { seedTree } from "../helpers/tree-seed.ts";
+import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
 /**
  * The dense plan (search.dense.ts) must page exactly as the general plan
@@ -53,14 +52,7 @@ describe("dense search plan", () => {
       entries.filter((e, i) => entries.findIndex((x) => x.path === e.path) === i),
     );
     seedTree(db, other, ["/Theirs/IMG_1.jpg", "/Theirs/amelie.mkv"]);
-    const doomed = db
-      .select({ id: files.id })
-      .from(files)
-      .where(eq(files.organization_id, org))
-      .limit(60)
-      .all();
-    for (const { id } of doomed.slice(40))
-      db.update(files).set({ is_deleted: true }).where(eq(files.id, id)).run();
+    softDeleteSome(db, org, 40, 60);
   });
   afterAll(() => {
     db.$client.close();

@@ -1,16 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "../../src/db/client.ts";
-import { files, organizations } from "../../src/db/schema.ts";
+import { organizations } from "../../src/db/schema.ts";
 import { chooseDriver, type Driver, foldersPageQuery } from "../../src/domain/search/search.folders.ts";
 import type { Sql } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
-import { seedTree } from "../helpers/tree-seed.ts";
+import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
 /**
  * The folder-terms plan (search.folders.ts) must page exactly as the general
@@ -69,14 +68,7 @@ describe("folder-terms search plan", () => {
     seedTree(db, org, ["/Tri/qabcx/1.txt", "/Tri/xbcdy/2.txt", "/Docs/qabcd.txt"]);
     seedTree(db, other, ["/Holiday 2019/theirs.jpg", "/Photos/Holiday/2019.jpg"]);
     // Deleted rows, which every plan leaves out.
-    const doomed = db
-      .select({ id: files.id })
-      .from(files)
-      .where(eq(files.organization_id, org))
-      .limit(80)
-      .all();
-    for (const { id } of doomed.slice(50))
-      db.update(files).set({ is_deleted: true }).where(eq(files.id, id)).run();
+    softDeleteSome(db, org, 50, 80);
   });
   afterAll(() => {
     db.$client.close();

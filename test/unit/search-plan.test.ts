@@ -1,16 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Db, openDb } from "../../src/db/client.ts";
-import { files, organizations } from "../../src/db/schema.ts";
+import { organizations } from "../../src/db/schema.ts";
 import { createAccessRepo } from "../../src/domain/access/access.repo.ts";
 import { createAccess } from "../../src/domain/access/access.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { createSearchService, parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
-import { seedTree } from "../helpers/tree-seed.ts";
+import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
 /** The broad plan (search.broad.ts) must answer exactly what the general plan answers. */
 describe("search plans agree", () => {
@@ -34,14 +33,7 @@ describe("search plans agree", () => {
     seedTree(db, org, [...new Set(entries)]);
     seedTree(db, other, ["/Theirs/other.jpg", "/Theirs/more.jpg"]);
     // Some deleted matches, which both plans must leave out.
-    const doomed = db
-      .select({ id: files.id })
-      .from(files)
-      .where(eq(files.organization_id, org))
-      .limit(40)
-      .all();
-    for (const { id } of doomed.slice(20))
-      db.update(files).set({ is_deleted: true }).where(eq(files.id, id)).run();
+    softDeleteSome(db, org, 20, 40);
   });
   afterAll(() => {
     db.$client.close();
