@@ -1,6 +1,6 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
 import { WalCheckpointer } from "../../db/checkpointer.ts";
-import type { Db } from "../../db/client.ts";
+import { type Db, withoutMoves } from "../../db/client.ts";
 import { files, watchedFolders } from "../../db/schema.ts";
 import type { AccessView } from "../access/access.ts";
 import { readableBy } from "../files/files.repo.ts";
@@ -204,11 +204,15 @@ export function createWatchedRepo(db: Db) {
     setHashes: (hashes: readonly { id: string; hash: string; size: number; mtimeMs: number }[]): number =>
       hashes.length === 0
         ? 0
-        : c.transaction(() => {
-            let stored = 0;
-            for (const h of hashes) stored += setHash.run(h.hash, h.id, h.size, h.mtimeMs).changes;
-            return stored;
-          })(),
+        : // A hash moves no row: directory totals and positions (files.repo.ts) stay valid through a
+          // folder's hashing, which writes for hours on a big library.
+          withoutMoves(c, () =>
+            c.transaction(() => {
+              let stored = 0;
+              for (const h of hashes) stored += setHash.run(h.hash, h.id, h.size, h.mtimeMs).changes;
+              return stored;
+            })(),
+          ),
     /**
      * Copies the WAL into the database now (a passive checkpoint: readers
      * and the rest go on), so that SQLite's own checkpoint, which runs
