@@ -1,8 +1,9 @@
 import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, type SQL, sql } from "drizzle-orm";
-import { type Db, movesWatch } from "../../db/client.ts";
+import type { Db } from "../../db/client.ts";
 import { blobs, files } from "../../db/schema.ts";
 import { type AccessView, aclCondition } from "../access/access.ts";
 import type { TagDto } from "../tags/tags.repo.ts";
+import { createChildrenListing } from "./listing.ts";
 
 export type FileRow = typeof files.$inferSelect;
 
@@ -47,27 +48,11 @@ const aclIn = (top: boolean, roots: unknown, column: SQL = sql`${files.acl_id}`)
 export const readableBy = (v: AccessView, need: 1 | 2 | 3 = 1, column?: SQL) =>
   aclIn(v.top >= need, v.atLeast[need], column);
 
-/** Most directory totals kept (a key and a number each). */
-const MAX_TOTALS = 4096;
-
-/** Counts by key, emptied whenever `watch` reports a change and when full. */
-function createTotals(watch: { changed(): boolean }) {
-  const kept = new Map<string, number>();
-  return {
-    get(key: string, count: () => number): number {
-      if (watch.changed() || kept.size >= MAX_TOTALS) kept.clear();
-      let n = kept.get(key);
-      if (n === undefined) kept.set(key, (n = count()));
-      return n;
-    },
-  };
-}
-
 /**
  * The queries of the tree. Every one takes the organization id, so no
  * caller can reach another organization's rows by id.
  */
-export function createFilesRepo(db: Db) {
+export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
   const sqlite = db.$client;
   const subtreeStmt = sqlite.prepare<[string, string], { id: string; depth: number }>(`
     WITH RECURSIVE sub(id, depth) AS (
@@ -140,47 +125,21 @@ export function createFilesRepo(db: Db) {
       SELECT f.id FROM files f JOIN sub ON f.parent_id = sub.id
     ) UPDATE files SET path = ? || substr(path, ?) WHERE id IN (SELECT id FROM sub)`);
 
-  /**
-   * A directory page and its total, prepared once per shape (top or not,
-   * directories only or not, viewer reads the top's list or not): the
-   * listing is the UI's most frequent request.
-   */
-  const childrenShapes = new Map<string, ReturnType<typeof prepareChildren>>();
-  const prepareChildren = (top: boolean, onlyDirs: boolean, readsTop: boolean) => {
-    const where = and(
-      eq(files.organization_id, sql.placeholder("org")),
-      top
-        ? and(isNull(files.parent_id), isNull(files.home_of))
-        : eq(files.parent_id, sql.placeholder("parent")),
-      eq(files.is_deleted, false),
-      onlyDirs ? eq(files.type, "directory") : undefined,
-      aclIn(readsTop, sql.placeholder("acl")),
-    );
-    return {
-      page: db
-        .select()
-        .from(files)
-        .where(where)
-        .orderBy(desc(sql`${files.type} = 'directory'`), sql`${files.name} COLLATE NOCASE`, asc(files.name))
-        .limit(sql.placeholder("limit"))
-        .offset(sql.placeholder("offset"))
-        .prepare(),
-      total: db.select({ n: count() }).from(files).where(where).prepare(),
-    };
-  };
-  /**
-   * Directory totals (counting 100k children reads ~13 MB of index, ~10 ms),
-   * kept until a write adds, removes, renames, moves or re-grants a row
-   * (movesWatch: hashing alone keeps them, though it empties the page
-   * caches every 64 files for as long as a big folder takes to hash).
-   */
-  const totals = createTotals(movesWatch(sqlite));
-  const childrenQueries = (top: boolean, onlyDirs: boolean, readsTop: boolean) => {
-    const key = `${top}/${onlyDirs}/${readsTop}`;
-    let shape = childrenShapes.get(key);
-    if (!shape) childrenShapes.set(key, (shape = prepareChildren(top, onlyDirs, readsTop)));
-    return shape;
-  };
+  /** Directory pages (listing.ts): the listing is the UI's most frequent request. */
+  const listing = createChildrenListing(
+    db,
+    (top, onlyDirs, readsTop) =>
+      and(
+        eq(files.organization_id, sql.placeholder("org")),
+        top
+          ? and(isNull(files.parent_id), isNull(files.home_of))
+          : eq(files.parent_id, sql.placeholder("parent")),
+        eq(files.is_deleted, false),
+        onlyDirs ? eq(files.type, "directory") : undefined,
+        aclIn(readsTop, sql.placeholder("acl")),
+      ),
+    opts.positionStep,
+  );
 
   return {
     /** A row by id in the organization; live only unless `withDeleted`. */
@@ -225,20 +184,13 @@ export function createFilesRepo(db: Db) {
       page: { limit: number; offset: number },
       onlyDirs = false,
     ) {
-      const shape = childrenQueries(parentId === null, onlyDirs, viewer.top >= 1);
-      const params = {
-        org: orgId,
-        parent: parentId ?? "",
-        acl: viewer.atLeast[1],
-        limit: page.limit,
-        offset: page.offset,
-      };
-      const rows = shape.page.all(params);
-      // A short page that is not past the end ends the directory: its total is known without a count.
-      if (rows.length < page.limit && (rows.length > 0 || page.offset === 0))
-        return { rows, total: page.offset + rows.length };
-      const key = `${orgId}|${parentId ?? ""}|${onlyDirs}|${viewer.top >= 1}|${params.acl}`;
-      return { rows, total: totals.get(key, () => shape.total.get(params)?.n ?? 0) };
+      return listing.page(
+        orgId,
+        parentId,
+        { readsTop: viewer.top >= 1, acl: viewer.atLeast[1] },
+        page,
+        onlyDirs,
+      );
     },
 
     /** Number of live immediate children of each id that the viewer may read. */
