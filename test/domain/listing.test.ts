@@ -75,7 +75,9 @@ describe("directory pages from remembered positions", () => {
         const all = plain.children(org, view, box, { limit: 1000, offset: 0 }, onlyDirs);
         for (let limit = 1; limit <= 7; limit++) {
           // Odd sizes from the end backwards: a position is then found from one far below it, not the next.
-          const offsets = Array.from({ length: all.total + 3 }, (_, i) => (limit % 2 ? all.total + 2 - i : i));
+          const offsets = Array.from({ length: all.total + 3 }, (_, i) =>
+            limit % 2 ? all.total + 2 - i : i,
+          );
           for (const offset of offsets) {
             const want = plain.children(org, view, box, { limit, offset }, onlyDirs);
             const got = deep.children(org, view, box, { limit, offset }, onlyDirs);

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, getTableColumns, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, getTableColumns, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { blobs, files } from "../../db/schema.ts";
 import { type AccessView, aclCondition } from "../access/access.ts";
