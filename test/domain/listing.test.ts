@@ -103,6 +103,11 @@ describe("directory pages from remembered positions", () => {
     // Directories first, then by folded name, then exactly.
     expect(names_(all.rows).slice(0, 6)).toEqual(["0", "A", "b", "e", "m", "Zed"]);
     expect(names_(all.rows).indexOf("A.txt")).toBe(names_(all.rows).indexOf("a.txt") - 1);
+    // The top level takes the same path (its own statements): past its end, an empty page and the total.
+    for (const offset of [1, 4, 1001])
+      expect(deep.children(org, views[0]![1], null, { limit: 5, offset })).toEqual(
+        plain.children(org, views[0]![1], null, { limit: 5, offset }),
+      );
   });
 
   it("follows adds, renames, deletes and access changes, and keeps positions through hashing", () => {
