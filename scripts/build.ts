@@ -123,6 +123,25 @@ function cjsEntryPlugin(): Plugin {
   };
 }
 
+/**
+ * zod's locales as far as Attic uses them: English, which zod configures
+ * itself. Its `locales` namespace export pulls in ~50 languages' error
+ * messages, evaluated at start-up (~8 ms of CPU in a profile of the
+ * executable's start); nothing in Attic or its libraries selects another.
+ */
+function zodEnglishOnlyPlugin(): Plugin {
+  return {
+    name: "attic-zod-english-only",
+    setup(b) {
+      b.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+        contents: `export { default as en } from "./en.js";\n`,
+        loader: "js",
+        resolveDir: dirname(args.path),
+      }));
+    },
+  };
+}
+
 /** What every bundle of the executable shares: one CommonJS file for Node 24. */
 const NODE_CJS = {
   bundle: true,
@@ -160,7 +179,7 @@ async function bundle(outfile: string): Promise<NativeAddonSpec[]> {
       "import.meta.filename": "__filename",
     },
     banner: { js: `var __attic_import_meta_url = require("node:url").pathToFileURL(__filename).href;` },
-    plugins: [nativeAddonPlugin(used), cjsEntryPlugin()],
+    plugins: [nativeAddonPlugin(used), cjsEntryPlugin(), zodEnglishOnlyPlugin()],
     metafile: true,
   });
   log(`bundled ${Object.keys(result.metafile.inputs).length} modules into ${relative(ROOT, outfile)}`);
