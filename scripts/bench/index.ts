@@ -14,11 +14,11 @@
  * 100k-entry directory (BENCH_WORK/flat100k, built once) mounted on its own
  * and listed through the REST API: the first page and a deep page, p50/p99.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type AtticProcess, startAttic, WORK } from "./lib/attic.ts";
-import { run, SRV_CPU } from "./lib/proc.ts";
+import { run, SRV_CPU, statusMiB } from "./lib/proc.ts";
 import { type Figure, figure, printFigure, say } from "./lib/report.ts";
 import { median, percentile } from "./lib/stats.ts";
 
@@ -87,22 +87,13 @@ async function idleLatencies(a: AtticProcess): Promise<number[]> {
   return out;
 }
 
-/** A field of /proc/PID/status in MiB (VmRSS: the resident set; RssAnon: heaps and SQLite's cache; RssFile: mapped files, the binary). */
-function statusMiB(pid: number, field = "VmRSS"): number {
-  try {
-    const m = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) / 1024 : Number.NaN;
-  } catch {
-    return Number.NaN;
-  }
-}
-const rssMiB = (pid: number) => statusMiB(pid);
+const rssMiB = (pid: number) => statusMiB(pid, "VmRSS");
 
 /** Samples the resident set every 250 ms; `peak()` is the largest sample split into anonymous and file pages. */
 function rssSampler(pid: number): { stop(): void; peak(): string } {
   let best = { rss: 0, anon: 0, file: 0 };
   const timer = setInterval(() => {
-    const rss = statusMiB(pid);
+    const rss = statusMiB(pid, "VmRSS");
     if (rss > best.rss) best = { rss, anon: statusMiB(pid, "RssAnon"), file: statusMiB(pid, "RssFile") };
   }, 250);
   return {

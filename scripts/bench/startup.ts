@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import http from "node:http";
 import { join, resolve } from "node:path";
 import { atticEnv, WORK, waitListening } from "./lib/attic.ts";
-import { freePort, peakRssMiB, stopChild } from "./lib/proc.ts";
+import { freePort, peakRssMiB, statusMiB, stopChild } from "./lib/proc.ts";
 import { type Figure, figure, say } from "./lib/report.ts";
 import { median } from "./lib/stats.ts";
 
@@ -30,16 +30,6 @@ function cpuMs(pid: number | undefined): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
     return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/** A field of /proc/<pid>/status in MiB (VmRSS, RssAnon...); NaN when the process is gone. */
-function statusMiB(pid: number | undefined, field: string): number {
-  try {
-    const m = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m ? Number(m[1]) / 1024 : Number.NaN;
   } catch {
     return Number.NaN;
   }

@@ -198,6 +198,11 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
       );
     else log.debug({ ffprobe, ffmpeg }, "media tools found");
   });
+  /** Whether `tool` was found, detecting the tools first if nobody has yet. */
+  const found = async (tool: "ffmpeg" | "ffprobe"): Promise<boolean> => {
+    await detected();
+    return Boolean(state[tool]);
+  };
 
   return {
     /**
@@ -205,8 +210,7 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
      * nobody has yet (once per server; later calls answer at once).
      */
     async ready(): Promise<boolean> {
-      await detected();
-      return Boolean(state.ffprobe);
+      return found("ffprobe");
     },
 
     health(): HealthCheck {
@@ -230,8 +234,7 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
       durationSeconds?: number,
       signal?: AbortSignal,
     ): Promise<Buffer | undefined> {
-      await detected();
-      if (!state.ffmpeg) return undefined;
+      if (!(await found("ffmpeg"))) return undefined;
       const demuxer = await demuxerOf(absPath);
       if (!demuxer) return undefined;
       const at = durationSeconds ? Math.min(durationSeconds * 0.1, 60) : 1;
@@ -260,8 +263,7 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
      * ffprobe fails or takes longer than `timeoutMs` (a slow disk, a huge file).
      */
     async keyframes(absPath: string, timeoutMs: number): Promise<number[] | undefined> {
-      await detected();
-      if (!state.ffprobe) return undefined;
+      if (!(await found("ffprobe"))) return undefined;
       const demuxer = await demuxerOf(absPath);
       if (!demuxer) return undefined;
       const args = [
@@ -307,8 +309,7 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
       absPath: string,
       source: { streamIndex: number } | { demuxer: "ass" },
     ): Promise<Buffer | undefined> {
-      await detected();
-      if (!state.ffmpeg) return undefined;
+      if (!(await found("ffmpeg"))) return undefined;
       const demuxer = "demuxer" in source ? source.demuxer : await demuxerOf(absPath);
       if (!demuxer) return undefined;
       const map = "streamIndex" in source ? `0:${source.streamIndex}` : "0:s:0";
@@ -342,8 +343,7 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
 
     /** Probes a host file; undefined when ffprobe is missing or cannot read it. */
     async probe(absPath: string, signal?: AbortSignal): Promise<MediaInfo | undefined> {
-      await detected();
-      if (!state.ffprobe) return undefined;
+      if (!(await found("ffprobe"))) return undefined;
       const demuxer = await demuxerOf(absPath);
       if (!demuxer) return undefined;
       const input = inputArgs(absPath, demuxer);

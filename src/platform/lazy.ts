@@ -1,3 +1,4 @@
+import { AppError, errorBody } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Handler } from "./listener.ts";
 
@@ -40,7 +41,7 @@ export function lazyHandler(load: () => Promise<Handler>, log: Logger, what: str
       (err: unknown) => {
         log.error({ err }, `loading ${what} failed`);
         if (res.headersSent) return void res.destroy();
-        const body = JSON.stringify({ error: { code: "ERR_INTERNAL", message: "internal error" } });
+        const body = JSON.stringify(errorBody(new AppError("INTERNAL", "internal error")));
         res.statusCode = 500;
         res.setHeader("content-type", "application/json");
         res.setHeader("content-length", Buffer.byteLength(body));

@@ -45,16 +45,23 @@ export function run(
   });
 }
 
-/** Peak resident set size (VmHWM) of a live process, in MiB; NaN when it is gone. */
-export function peakRssMiB(pid: number | undefined): number {
+/**
+ * A field of /proc/PID/status in MiB (VmRSS: the resident set; VmHWM: its
+ * peak; RssAnon: heaps and caches; RssFile: mapped files, the binary); NaN
+ * when the process is gone.
+ */
+export function statusMiB(pid: number | undefined, field: string): number {
   if (!pid) return Number.NaN;
   try {
-    const m = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    const m = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Number(m[1]) / 1024 : Number.NaN;
   } catch {
     return Number.NaN;
   }
 }
+
+/** Peak resident set size (VmHWM) of a live process, in MiB; NaN when it is gone. */
+export const peakRssMiB = (pid: number | undefined): number => statusMiB(pid, "VmHWM");
 
 /** A TCP port free right now on 127.0.0.1 (for servers that cannot report theirs). */
 export function freePort(): Promise<number> {

@@ -148,6 +148,14 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
   };
 
   const number = (q: Sql): number => (prepared(q).get(...q.params) as { n: number }).n;
+  /**
+   * A window of ids read with the total of all matches (a window function
+   * in `q`); a window past the end has no row to carry it, so `count` asks.
+   */
+  const windowed = (q: Sql, offset: number, count: () => number) => {
+    const rows = prepared(q).all(...q.params) as { id: string; total: number }[];
+    return { ids: rows.map((r) => r.id), total: rows[0]?.total ?? (offset > 0 ? count() : 0) };
+  };
   const ids = (q: Sql): string[] => (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);
 
   /** Number of live rows of the organization matching the search (and `acl`). */
@@ -220,10 +228,10 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
     acl?: Sql,
   ): SearchPage => {
     const driver = chooseDriver(spec, estimate);
-    const q = foldersPageQuery(org, spec, driver, limit, offset, acl);
-    const rows = prepared(q).all(...q.params) as { id: string; total: number }[];
-    const total = rows[0]?.total ?? (offset > 0 ? number(foldersCountQuery(org, spec, driver, acl)) : 0);
-    return { ids: rows.map((r) => r.id), total, estimated: false, plan: "folders" };
+    const page = windowed(foldersPageQuery(org, spec, driver, limit, offset, acl), offset, () =>
+      number(foldersCountQuery(org, spec, driver, acl)),
+    );
+    return { ...page, estimated: false, plan: "folders" };
   };
 
   return {
@@ -256,10 +264,10 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
         plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset, scope) : undefined;
       if (broad) return broad;
       if (plan.folders && foldersEligible(spec)) return foldersPage(organizationId, spec, limit, offset, acl);
-      const q = pageQuery(organizationId, spec, limit, offset, acl);
-      const rows = prepared(q).all(...q.params) as { id: string; total: number }[];
-      const total = rows[0]?.total ?? (offset > 0 ? count(organizationId, spec, acl) : 0);
-      return { ids: rows.map((r) => r.id), total, estimated: false, plan: "general" };
+      const page = windowed(pageQuery(organizationId, spec, limit, offset, acl), offset, () =>
+        count(organizationId, spec, acl),
+      );
+      return { ...page, estimated: false, plan: "general" };
     },
 
     /**

@@ -195,8 +195,8 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       repo.updateFolder(st.id, progress());
       metrics.watchedScanRate.set({ folder: st.id }, rate());
     }, 1000);
-    // The scan's settings (a small page cache) last until the count: counting reads every file row, which
-    // filled the connection's 64 MiB cache at 1M files, a fifth of the server's resident set.
+    // The scan's checkpoint settings last until the count (its small page cache is held by runScan,
+    // through going live).
     const release = repo.holdScanSettings();
     let files_indexed: number;
     try {
