@@ -79,7 +79,8 @@ async function pumpOnce(file: ReadableFile, start: number, length: number, out: 
   const buf = takeBuffer();
   let bytesRead: number;
   try {
-    bytesRead = await readAt(file.fd, buf, length, start);
+    const read = file.readSmall(buf, length, start);
+    bytesRead = typeof read === "number" ? read : await read;
   } catch (err) {
     giveBack(buf);
     throw err;

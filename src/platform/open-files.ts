@@ -1,8 +1,14 @@
-import { close, open, read } from "node:fs";
+import { close, open, read, readSync } from "node:fs";
 
 /** A file open for positional reads; `release()` once done (more calls are ignored). */
 export interface ReadableFile {
   readonly fd: number;
+  /**
+   * Reads up to `length` bytes at `position` into the start of `buf`: on the
+   * event loop when that is known to be cheap (see readWarm), else through
+   * the thread pool as readAt does. Answers the count read, or a promise of it.
+   */
+  readSmall(buf: Buffer, length: number, position: number): number | Promise<number>;
   release(): void;
 }
 
@@ -15,6 +21,8 @@ interface Kept {
   fd: number;
   refs: number;
   idleSince: number;
+  /** A read of it has completed since it was opened, and none of its reads on the event loop was slow. */
+  warm: boolean;
 }
 
 const kept = new Map<string, Kept>();
@@ -45,6 +53,7 @@ export async function openForRead(path: string, opts: { reuse: boolean }): Promi
     let open = true;
     return {
       fd,
+      readSmall: (buf, length, position) => readAt(fd, buf, length, position),
       release() {
         if (open) close(fd, ignore);
         open = false;
@@ -65,7 +74,7 @@ export async function openForRead(path: string, opts: { reuse: boolean }): Promi
           opening.delete(path);
           // Every caller waiting for this open already holds it: the file is never idle between
           // its open and its first reads, so the bound below cannot close it under them.
-          const k: Kept = { fd, refs: started.waiters, idleSince: Date.now() };
+          const k: Kept = { fd, refs: started.waiters, idleSince: Date.now(), warm: false };
           kept.set(path, k);
           if (kept.size > MAX_KEPT) closeIdle(0);
           sweeper ??= setInterval(() => closeIdle(IDLE_MS), IDLE_MS).unref();
@@ -89,6 +98,7 @@ function handleOf(k: Kept): ReadableFile {
   let held = true;
   return {
     fd: k.fd,
+    readSmall: (buf, length, position) => readWarm(k, buf, length, position),
     release() {
       if (!held) return;
       held = false;
@@ -96,6 +106,69 @@ function handleOf(k: Kept): ReadableFile {
       k.idleSince = Date.now();
     },
   };
+}
+
+/**
+ * Reads of at most this many bytes may run on the event loop (one pumpOnce
+ * read: a small file, a player's range request).
+ */
+const SYNC_MAX = 256 * 1024;
+/** A read on the event loop slower than this (ms) came from the disk, not from memory. */
+let slowSyncMs = 1;
+/** How long (ms) reads stay off the event loop after a slow one; doubles while slow ones follow, up to PAUSE_MAX_MS. */
+const PAUSE_MIN_MS = 1000;
+const PAUSE_MAX_MS = 60_000;
+let pauseMs = PAUSE_MIN_MS;
+/** performance.now() until which every read goes through the thread pool. */
+let pausedUntil = 0;
+
+/**
+ * A read of a kept (immutable) file. A small read of a file that was read a
+ * moment ago comes from the page cache: on the event loop it is a copy of a
+ * few microseconds, where the thread pool's round trip costs more than the
+ * copy (on one CPU, two context switches a read: ~20 % of a 4 KiB download's
+ * CPU, profiled). So a kept file's reads run on the event loop once one of
+ * its reads has completed (the first one, through the pool, brought its
+ * pages in), as long as they are small and stay fast. A read that turns out
+ * slow (a range of a big file not in memory, a disk under other load) sends
+ * that file back to the pool until a pooled read of it completes, and every
+ * file's reads to the pool for a second, doubling while slow ones follow
+ * (at most a minute): the event loop waits for the disk at most once per
+ * pause, never for a disk that had time to spin down (kept files are closed
+ * after 10 s idle). nginx, by default, reads on its event loop always.
+ */
+function readWarm(k: Kept, buf: Buffer, length: number, position: number): number | Promise<number> {
+  if (k.warm && length <= SYNC_MAX) {
+    const start = performance.now();
+    if (start >= pausedUntil) {
+      const n = readSync(k.fd, buf, 0, length, position);
+      const end = performance.now();
+      if (end - start > slowSyncMs) {
+        k.warm = false;
+        // A slow read soon after the last pause ended doubles the next pause.
+        pauseMs = end - pausedUntil < pauseMs * 2 ? Math.min(pauseMs * 2, PAUSE_MAX_MS) : PAUSE_MIN_MS;
+        pausedUntil = end + pauseMs;
+      }
+      return n;
+    }
+  }
+  return readAt(k.fd, buf, length, position).then((n) => {
+    k.warm = true;
+    return n;
+  });
+}
+
+/**
+ * Sets the duration (ms) past which a read on the event loop counts as slow
+ * (for tests: 0 makes every one slow, Infinity none); answers the previous
+ * one. Ends any pause under way.
+ */
+export function setSlowReadMs(ms: number): number {
+  const before = slowSyncMs;
+  slowSyncMs = ms;
+  pausedUntil = 0;
+  pauseMs = PAUSE_MIN_MS;
+  return before;
 }
 
 /** Closes kept files nobody reads that have been idle at least `idleMs`. */
