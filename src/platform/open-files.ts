@@ -8,7 +8,7 @@ export interface ReadableFile {
    * event loop when that is known to be cheap (see readWarm), else through
    * the thread pool as readAt does. Answers the count read, or a promise of it.
    */
-  readSmall(buf: Buffer, length: number, position: number): number | Promise<number>;
+  read(buf: Buffer, length: number, position: number): number | Promise<number>;
   release(): void;
 }
 
@@ -53,7 +53,7 @@ export async function openForRead(path: string, opts: { reuse: boolean }): Promi
     let open = true;
     return {
       fd,
-      readSmall: (buf, length, position) => readAt(fd, buf, length, position),
+      read: (buf, length, position) => readAt(fd, buf, length, position),
       release() {
         if (open) close(fd, ignore);
         open = false;
@@ -98,7 +98,7 @@ function handleOf(k: Kept): ReadableFile {
   let held = true;
   return {
     fd: k.fd,
-    readSmall: (buf, length, position) => readWarm(k, buf, length, position),
+    read: (buf, length, position) => readWarm(k, buf, length, position),
     release() {
       if (!held) return;
       held = false;
@@ -108,10 +108,7 @@ function handleOf(k: Kept): ReadableFile {
   };
 }
 
-/**
- * Reads of at most this many bytes may run on the event loop (one pumpOnce
- * read: a small file, a player's range request).
- */
+/** Reads of at most this many bytes may run on the event loop (a pumpOnce read: 256 KiB at most). */
 const SYNC_MAX = 256 * 1024;
 /** A read on the event loop slower than this (ms) came from the disk, not from memory. */
 let slowSyncMs = 1;
@@ -123,13 +120,13 @@ let pauseMs = PAUSE_MIN_MS;
 let pausedUntil = 0;
 
 /**
- * A read of a kept (immutable) file. A small read of a file that was read a
- * moment ago comes from the page cache: on the event loop it is a copy of a
- * few microseconds, where the thread pool's round trip costs more than the
- * copy (on one CPU, two context switches a read: ~20 % of a 4 KiB download's
- * CPU, profiled). So a kept file's reads run on the event loop once one of
- * its reads has completed (the first one, through the pool, brought its
- * pages in), as long as they are small and stay fast. A read that turns out
+ * A read of a kept (immutable) file. A read of a file that was read a
+ * moment ago comes from the page cache: on the event loop it is a copy
+ * (~1 µs per 4 KiB, ~50 µs per 256 KiB here), where the thread pool's round
+ * trip costs more than a small copy (on one CPU, two context switches a
+ * read: ~20 % of a 4 KiB download's CPU, profiled). So a kept file's reads
+ * run on the event loop once one of its reads has completed (the first one,
+ * through the pool, brought its pages in), as long as they stay fast. A read that turns out
  * slow (a range of a big file not in memory, a disk under other load) sends
  * that file back to the pool until a pooled read of it completes, and every
  * file's reads to the pool for a second, doubling while slow ones follow

@@ -57,7 +57,7 @@ describe("small reads of kept files on the event loop", () => {
   }
   const read = (f: Awaited<ReturnType<typeof kept>>, length: number, position: number) => {
     const buf = Buffer.alloc(length);
-    const got = f.readSmall(buf, length, position);
+    const got = f.read(buf, length, position);
     return { got, buf };
   };
 
@@ -77,7 +77,7 @@ describe("small reads of kept files on the event loop", () => {
     f.release();
   });
 
-  it("keeps big reads and files opened afresh on the pool", async () => {
+  it("keeps reads past 256 KiB and files opened afresh on the pool", async () => {
     setSlowReadMs(Number.POSITIVE_INFINITY);
     const f = await kept("b");
     await read(f, 16, 0).got;
