@@ -4,6 +4,11 @@
  * Builds (once, under BENCH_WORK) the shared 200k-file / 10k-directory
  * synthetic tree with ../shared/bench/mktree.py, then in the same run:
  * `find` over the tree (warm, pinned to the server CPU) as the reference;
+ * copyparty, the peer (`-e2dsa --exit=idx`: its indexer over the same tree,
+ * from a fresh database, pinned, timed from process start to its exit at
+ * the end of indexing), when it can be found (COPYPARTY: a checkout's
+ * directory or copyparty-sfx.py; else `copyparty` on PATH or importable by
+ * python3), else skipped with the reason printed;
  * Attic (`node src/main.ts serve`, pinned) mounting the tree as a watched
  * folder: first scan, then an unchanged rescan, each timed by the scan's own
  * start/finish stamps; API latency (GET /health) while the first scan runs
@@ -14,11 +19,12 @@
  * 100k-entry directory (BENCH_WORK/flat100k, built once) mounted on its own
  * and listed through the REST API: the first page and a deep page, p50/p99.
  */
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type AtticProcess, startAttic, WORK } from "./lib/attic.ts";
-import { run, SRV_CPU, statusMiB } from "./lib/proc.ts";
+import { freePort, pinned, run, SRV_CPU, statusMiB } from "./lib/proc.ts";
 import { type Figure, figure, printFigure, say } from "./lib/report.ts";
 import { median, percentile } from "./lib/stats.ts";
 
@@ -56,6 +62,67 @@ async function findSeconds(): Promise<number[]> {
     if (i > 0) out.push(r.seconds); // the first run warms the caches
   }
   return out;
+}
+
+/** How to start copyparty: its command, arguments before ours and environment; or why it cannot be. */
+function copypartyCommand(): { cmd: string; pre: string[]; env: NodeJS.ProcessEnv } | { missing: string } {
+  const given = process.env.COPYPARTY;
+  if (given) {
+    const path = resolve(given);
+    if (!existsSync(path)) return { missing: `COPYPARTY=${given} does not exist` };
+    if (statSync(path).isDirectory())
+      return { cmd: "python3", pre: ["-m", "copyparty"], env: { ...process.env, PYTHONPATH: path } };
+    return { cmd: "python3", pre: [path], env: process.env };
+  }
+  if (spawnSync("sh", ["-c", "command -v copyparty"]).status === 0)
+    return { cmd: "copyparty", pre: [], env: process.env };
+  if (spawnSync("python3", ["-c", "import copyparty"]).status === 0)
+    return { cmd: "python3", pre: ["-m", "copyparty"], env: process.env };
+  return {
+    missing:
+      "copyparty not found (pip install copyparty, or COPYPARTY=<a checkout's directory or copyparty-sfx.py>)",
+  };
+}
+
+/**
+ * copyparty's first indexing of the tree, RUNS times: `-e2dsa` (its file
+ * database, every volume scanned at start, files hashed as it does by
+ * default) with `--exit=idx` (it exits once the scan and indexing are done),
+ * a fresh database each time, pinned to the server CPU. Wall time from
+ * process start to exit (its start-up, ~0.3 s, included) and peak RSS.
+ */
+async function copypartyRuns(): Promise<{ seconds: number[]; rssMiB: number } | { missing: string }> {
+  const how = copypartyCommand();
+  if ("missing" in how) return how;
+  const seconds: number[] = [];
+  let rssMiB = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const hist = mkdtempSync(join(WORK, "copyparty-hist-"));
+    try {
+      const port = await freePort();
+      const args = [...how.pre, "-q", "-e2dsa", "--exit=idx", "-i", "127.0.0.1", "-p", String(port)];
+      args.push("--hist", hist, "-v", `${TREE}::r`);
+      const [cmd, a] = pinned(SRV_CPU, how.cmd, args);
+      const start = performance.now();
+      const child = spawn(cmd, a, { env: how.env, stdio: ["ignore", "ignore", "pipe"] });
+      let err = "";
+      child.stderr.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
+      let peak = 0;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, statusMiB(child.pid, "VmHWM") || 0);
+      }, 100);
+      const killer = setTimeout(() => child.kill("SIGKILL"), 900_000);
+      const code = await new Promise<number | null>((done) => child.once("close", done));
+      clearInterval(sampler);
+      clearTimeout(killer);
+      if (code !== 0) return { missing: `copyparty exited with ${code}: ${err.trim()}` };
+      seconds.push((performance.now() - start) / 1000);
+      rssMiB = Math.max(rssMiB, peak);
+    } finally {
+      rmSync(hist, { recursive: true, force: true });
+    }
+  }
+  return { seconds, rssMiB };
 }
 
 const folderOf = async (a: AtticProcess, id: string) =>
@@ -230,6 +297,8 @@ const size = (n: number) => (n >= 1e6 ? `${+(n / 1e6).toFixed(2)}M` : `${Math.ro
 async function main(): Promise<void> {
   await ensureTree();
   const find = await findSeconds();
+  const peer = await copypartyRuns();
+  if ("missing" in peer) say(`index: copyparty skipped: ${peer.missing}`);
   const runs = [];
   for (let i = 0; i < RUNS; i++) runs.push(await atticRun());
   const rss = Math.max(...runs.map((r) => r.rss));
@@ -256,6 +325,20 @@ async function main(): Promise<void> {
       referenceSamples: find,
       note,
     }),
+    ...("missing" in peer
+      ? []
+      : [
+          figure({
+            ...base,
+            metric: `first scan, ${size(files)} files, against the peer`,
+            referenceName: `copyparty -e2dsa (to the end of indexing; its peak RSS ${peer.rssMiB.toFixed(0)} MiB)`,
+            attic: median(runs.map((r) => r.first)),
+            reference: median(peer.seconds),
+            atticSamples: runs.map((r) => r.first),
+            referenceSamples: peer.seconds,
+            note,
+          }),
+        ]),
     figure({
       ...base,
       metric: "unchanged rescan",
