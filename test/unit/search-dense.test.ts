@@ -60,8 +60,15 @@ describe("dense search plan", () => {
   });
 
   const dense = () =>
-    createSearchRepo(db, { ...DEFAULT_PLAN, denseMinTotal: 0, denseMinHits: 1, denseMaxWalk: 1e9 });
-  const general = () => createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, folders: false });
+    createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      denseMinTotal: 0,
+      denseMinHits: 1,
+      denseMaxWalk: 1e9,
+      large: false,
+    });
+  const general = () =>
+    createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, folders: false, large: false });
 
   const cases: Record<string, unknown>[] = [
     { q: "jpg" },

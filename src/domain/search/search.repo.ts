@@ -26,6 +26,13 @@ import {
   foldersPageQuery,
   nthMatchQuery,
 } from "./search.folders.ts";
+import {
+  LARGE_PLAN_MAX,
+  largeCountQuery,
+  largeEligible,
+  largePageQuery,
+  largeTotalQuery,
+} from "./search.large.ts";
 import { countQuery, type Expand, pageQuery, phraseTrigrams, type Sql, splitTerms } from "./search.query.ts";
 import { EXACT_TOTAL_BOUND, type SearchSpec } from "./search.schemas.ts";
 
@@ -60,6 +67,8 @@ export interface SearchPlanOptions {
   denseMinTotal: number;
   /** Whether the folder-terms plan (search.folders.ts) may be used. */
   folders: boolean;
+  /** Whether the large-files plan (search.large.ts) may be used. */
+  large: boolean;
 }
 
 export const DEFAULT_PLAN: SearchPlanOptions = {
@@ -72,6 +81,7 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   denseMaxWalk: 3000,
   denseMinTotal: EXACT_TOTAL_BOUND,
   folders: true,
+  large: true,
 };
 
 /**
@@ -91,7 +101,7 @@ export interface SearchPage {
   /** True when `total` is the dense plan's estimate (above `denseMinTotal`); false when exact. */
   estimated: boolean;
   /** Which plan answered (for logs and tests). */
-  plan: "general" | "broad" | "dense" | "folders";
+  plan: "general" | "broad" | "dense" | "folders" | "large";
 }
 
 /** The search queries (SQL built by search.query.ts and search.broad.ts), with statements cached. */
@@ -258,6 +268,20 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
       const dense =
         plan.dense && denseEligible(input) ? densePlan(organizationId, input, limit, offset, acl) : undefined;
       if (dense) return { ...dense, plan: "dense" };
+      // Few files at or above a large minimum size (and too few matches for the dense plan): read them
+      // all, whatever the terms, for an exact total.
+      if (
+        plan.large &&
+        largeEligible(input) &&
+        number(largeCountQuery(organizationId, input)) <= LARGE_PLAN_MAX
+      ) {
+        const spec = resolved(input);
+        if (spec.terms?.none) return { ids: [], total: 0, estimated: false, plan: "large" };
+        const page = windowed(largePageQuery(organizationId, spec, limit, offset, acl), offset, () =>
+          number(largeTotalQuery(organizationId, spec, acl)),
+        );
+        return { ...page, estimated: false, plan: "large" };
+      }
       const spec = resolved(input);
       if (spec.terms?.none) return { ids: [], total: 0, estimated: false, plan: "general" };
       const broad =
