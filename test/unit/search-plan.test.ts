@@ -103,6 +103,56 @@ describe("search plans agree", () => {
     }
   });
 
+  it("gives up a walk that finds its matches gathered late in the name order, for the general plan", () => {
+    // Matches all at the end of the name order ("zz…"), after many rows that do not match.
+    const late = newId();
+    const now = new Date().toISOString();
+    db.insert(organizations).values({ id: late, name: late, created_at: now, updated_at: now }).run();
+    seedTree(db, late, [
+      ...Array.from({ length: 300 }, (_, i) => `/Late/a ${String(i).padStart(3, "0")}.txt`),
+      ...Array.from({ length: 40 }, (_, i) => `/Late/zz match ${i}.jpg`),
+      ...Array.from({ length: 40 }, (_, i) => `/Late/m ${i} spread.txt`),
+    ]);
+    const bounded = createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      broadMinMatches: 5,
+      broadMaxWalk: 1e9,
+      broadMinBound: 16,
+    });
+    const unbounded = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5, broadMaxWalk: 1e9 });
+    const general = createSearchRepo(db, { ...DEFAULT_PLAN, broad: false, folders: false });
+    const run = (repo: typeof general, input: Record<string, unknown>) => {
+      const spec = parseSearchInput(input);
+      return repo.page(late, spec, spec.limit, spec.offset);
+    };
+    for (const [input, plan] of [
+      // Ascending, the walk would read the 300 "a …" rows first: past its bound, the general plan.
+      [{ q: "match", limit: 2 }, "general"],
+      [{ q: "match", limit: 1, offset: 1 }, "general"],
+      // Descending, the matches come first; and words spread over the order fill the page in time.
+      [{ q: "match", limit: 2, sort_order: "desc" }, "broad"],
+      [{ q: "txt", limit: 2 }, "broad"],
+      [{ q: "txt", limit: 3, offset: 5, sort_order: "desc" }, "broad"],
+    ] as const) {
+      const a = run(bounded, input);
+      const b = run(general, input);
+      expect(a.plan, JSON.stringify(input)).toBe(plan);
+      expect(run(unbounded, input).plan, JSON.stringify(input)).toBe("broad");
+      expect(a.total, JSON.stringify(input)).toBe(b.total);
+      expect(a.ids, JSON.stringify(input)).toEqual(b.ids);
+      expect(a.ids.length, JSON.stringify(input)).toBeGreaterThan(0);
+    }
+    // The bound follows the rows: once the matches lead the order, the walk finds them in time.
+    seedTree(
+      db,
+      late,
+      Array.from({ length: 40 }, (_, i) => `/Late/0 match ${i}.jpg`),
+    );
+    const first = run(bounded, { q: "match", limit: 2 });
+    expect(first.plan).toBe("broad");
+    expect(first.ids).toEqual(run(general, { q: "match", limit: 2 }).ids);
+  });
+
   it("falls back to the general plan for sparse matches and filtered searches", () => {
     const repo = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5 });
     const sparse = parseSearchInput({ q: "IMG_5.jpg" });

@@ -151,8 +151,14 @@ export function walkPageQuery(
   limit: number,
   offset: number,
   acl?: Sql,
+  bound?: string,
 ): Sql {
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
+  // The walk stops at the bound's name (walkBoundQuery), ties with it included.
+  const range: Sql =
+    bound === undefined
+      ? { sql: "", params: [] }
+      : { sql: `AND f.name COLLATE NOCASE ${dir === "ASC" ? "<=" : ">="} ? `, params: [bound] };
   const { viaFolders } = termsOf(spec);
   const terms: Sql = isBrowse(spec)
     ? { sql: "", params: [] }
@@ -163,9 +169,26 @@ export function walkPageQuery(
     sql:
       "SELECT f.id AS id FROM files f INDEXED BY files_live_name_idx " +
       "WHERE f.organization_id = ? AND f.is_deleted = 0 " +
+      range.sql +
       (terms.sql ? `AND ${terms.sql} ` : "") +
       (acl ? `AND ${acl.sql} ` : "") +
       `ORDER BY f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir} LIMIT ? OFFSET ?`,
-    params: [organizationId, ...terms.params, ...(acl?.params ?? []), limit, offset],
+    params: [organizationId, ...range.params, ...terms.params, ...(acl?.params ?? []), limit, offset],
+  };
+}
+
+/**
+ * The name (without case) of the live row `steps` rows into the
+ * organization's name order (from the end when descending), from the name
+ * index alone: the bound of a walk of that many rows. None when there are
+ * fewer rows.
+ */
+export function walkBoundQuery(organizationId: string, descending: boolean, steps: number): Sql {
+  return {
+    sql:
+      "SELECT f.name AS name FROM files f INDEXED BY files_live_name_idx " +
+      "WHERE f.organization_id = ? AND f.is_deleted = 0 " +
+      `ORDER BY f.name COLLATE NOCASE ${descending ? "DESC" : "ASC"} LIMIT 1 OFFSET ?`,
+    params: [organizationId, steps],
   };
 }

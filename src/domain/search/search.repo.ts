@@ -1,6 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import { inArray } from "drizzle-orm";
-import type { Db } from "../../db/client.ts";
+import { changeWatch, type Db } from "../../db/client.ts";
 import { files } from "../../db/schema.ts";
 import type { FileRow } from "../files/files.repo.ts";
 import { foldText } from "./fold.ts";
@@ -15,6 +15,7 @@ import {
   maxRowidQuery,
   outsideMatchesQuery,
   outsideRowsQuery,
+  walkBoundQuery,
   walkPageQuery,
 } from "./search.broad.ts";
 import { createDensePlan, denseEligible } from "./search.dense.ts";
@@ -36,6 +37,12 @@ import {
 import { countQuery, type Expand, pageQuery, phraseTrigrams, type Sql, splitTerms } from "./search.query.ts";
 import { EXACT_TOTAL_BOUND, type SearchSpec } from "./search.schemas.ts";
 
+/**
+ * How far past its expected length the broad plan's walk may go (a
+ * multiple of it, and at least SearchPlanOptions.broadMinBound rows) before
+ * the general plan answers instead.
+ */
+const BOUND_FACTOR = 3;
 /** Prepared statements kept per SQL text; a search has few distinct shapes. */
 const STATEMENT_CACHE_SIZE = 256;
 /**
@@ -55,6 +62,8 @@ export interface SearchPlanOptions {
   broadMinMatches: number;
   /** Most rows the name walk may expect to read for one page. */
   broadMaxWalk: number;
+  /** Fewest rows the name walk may read before it gives up (it may read BOUND_FACTOR times what it expects). */
+  broadMinBound: number;
   /** Most deleted or other-organization rows its count may have to look at. */
   broadMaxOutside: number;
   /** Whether the dense plan (search.dense.ts) may be used at all. */
@@ -75,6 +84,7 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   broad: true,
   broadMinMatches: 2000,
   broadMaxWalk: 20_000,
+  broadMinBound: 4096,
   broadMaxOutside: 50_000,
   dense: true,
   denseMinHits: 16,
@@ -196,28 +206,53 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
         : hidden.length === 0
           ? 0
           : number(hiddenRowsQuery(org, hidden, cap));
-    const page = (total: number): SearchPage => ({
-      ids: total > offset ? ids(walkPageQuery(org, spec, limit, offset, acl)) : [],
-      total,
-      estimated: false,
-      plan: "broad",
-    });
-    if (isBrowse(spec))
-      return page(hiddenRows < cap ? number(liveCountQuery(org)) - hiddenRows : count(org, spec, acl));
+    if (isBrowse(spec)) {
+      const total = hiddenRows < cap ? number(liveCountQuery(org)) - hiddenRows : count(org, spec, acl);
+      const page = total > offset ? ids(walkPageQuery(org, spec, limit, offset, acl)) : [];
+      return { ids: page, total, estimated: false, plan: "broad" };
+    }
     const matches = number(ftsCountQuery(spec));
     // A term also in folder paths: the folders' children not holding it themselves come on top.
     const viaFolder = spec.terms?.viaFolders.length ? number(folderChildrenQuery(org, spec, acl)) : 0;
     const dense = matches + viaFolder;
     if (dense < plan.broadMinMatches) return undefined;
-    if (((offset + limit) * number(maxRowidQuery)) / dense > plan.broadMaxWalk) return undefined;
+    const expectedWalk = ((offset + limit) * number(maxRowidQuery)) / dense;
+    if (expectedWalk > plan.broadMaxWalk) return undefined;
     const outside = number(outsideRowsQuery(org, cap));
-    if (outside >= cap || hiddenRows >= cap) return page(count(org, spec, acl));
-    return page(
-      matches -
-        (outside > 0 ? number(outsideMatchesQuery(org, spec)) : 0) -
-        (hiddenRows > 0 ? number(hiddenMatchesQuery(org, hidden, spec)) : 0) +
-        viaFolder,
-    );
+    const total =
+      outside >= cap || hiddenRows >= cap
+        ? count(org, spec, acl)
+        : matches -
+          (outside > 0 ? number(outsideMatchesQuery(org, spec)) : 0) -
+          (hiddenRows > 0 ? number(hiddenMatchesQuery(org, hidden, spec)) : 0) +
+          viaFolder;
+    if (total <= offset) return { ids: [], total, estimated: false, plan: "broad" };
+    // The walk expects matches spread evenly over names; where they gather late in the order
+    // ("IMG_2019" in a photo library: every name before "IMG_" walked) it stops at a bound a few
+    // times the expected length, and a page it could not fill goes to the general plan.
+    const bound = walkBound(org, spec.sortOrder === "desc", expectedWalk);
+    const page = ids(walkPageQuery(org, spec, limit, offset, acl, bound));
+    if (bound !== undefined && page.length < Math.min(limit, total - offset)) return undefined;
+    return { ids: page, total, estimated: false, plan: "broad" };
+  };
+
+  /**
+   * The bound of a walk of about BOUND_FACTOR times `expected` rows (a
+   * power of two, at least plan.broadMinBound), kept until the database changes;
+   * undefined when the organization has fewer live rows.
+   */
+  const boundsSeen = changeWatch(sqlite);
+  const bounds = new Map<string, string | undefined>();
+  const walkBound = (org: string, descending: boolean, expected: number): string | undefined => {
+    if (boundsSeen.changed()) bounds.clear();
+    const steps = 2 ** Math.ceil(Math.log2(Math.max(plan.broadMinBound, expected * BOUND_FACTOR)));
+    const key = `${org} ${descending} ${steps}`;
+    if (!bounds.has(key)) {
+      if (bounds.size >= 256) bounds.clear();
+      const q = walkBoundQuery(org, descending, steps);
+      bounds.set(key, (prepared(q).get(...q.params) as { name: string } | undefined)?.name);
+    }
+    return bounds.get(key);
   };
 
   const densePlan = createDensePlan(prepared, plan);
