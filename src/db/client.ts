@@ -151,7 +151,8 @@ export function movesWatch(sqlite: Database.Database): { changed(): boolean } {
  * Runs `write` (synchronous: nothing else uses the connection meanwhile) and
  * tells movesWatch that the rows it changed kept their place: no row added,
  * removed, renamed, moved, restored or given other access. The hasher's
- * writes are such (a hash filled in); a caller that is wrong here leaves
+ * writes are such (a hash filled in), and so is the search index's merge
+ * (index-merge.ts: it writes no row of files); a caller that is wrong here leaves
  * totals stale until the next other write, so use it for nothing else.
  */
 export function withoutMoves<T>(sqlite: Database.Database, write: () => T): T {

@@ -7,6 +7,7 @@ import type { Metrics } from "../../platform/metrics.ts";
 import { type DirWatch, maxUserWatches, watchDirs } from "../../platform/watcher.ts";
 import { excluder } from "./exclude.ts";
 import { hashPending } from "./hasher.ts";
+import { MERGE_AFTER_ROWS, mergeIndex } from "./index-merge.ts";
 import { newMovePool } from "./moves.ts";
 import { type DirTask, newStats, type ScanStats, type ScanTarget } from "./scan-types.ts";
 import { syncTree } from "./scanner.ts";
@@ -61,6 +62,8 @@ export function createWatchRuntime(deps: RuntimeDeps) {
   const excluded = excluder(cfg.exclude, cfg.include_dotfiles);
   const states = new Map<string, FolderState>();
   let closed = false;
+  /** The search index's merge after big scans (index-merge.ts): one at a time for the whole index. */
+  const merge = { abort: new AbortController(), run: undefined as Promise<void> | undefined, again: false };
 
   const stateOf = (id: string): FolderState => {
     let st = states.get(id);
@@ -225,6 +228,26 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     );
     await ensureLive(st, row, root);
     kickHasher(st, root);
+    if (stats.indexed >= MERGE_AFTER_ROWS) kickMerge();
+  }
+
+  /** Merges the search index's segments in the background; a kick while one runs asks for another pass. */
+  function kickMerge(): void {
+    if (closed) return;
+    if (merge.run) {
+      merge.again = true;
+      return;
+    }
+    merge.again = false;
+    merge.run = mergeIndex({ mergeSome: repo.mergeIndex }, { signal: merge.abort.signal, busy: deps.busy })
+      .then(
+        (slices) => log.debug({ slices }, "search index merged"),
+        (err) => log.warn({ err }, "merging the search index failed"),
+      )
+      .finally(() => {
+        merge.run = undefined;
+        if (merge.again) kickMerge();
+      });
   }
 
   const target = (st: FolderState, row: WatchedFolderRow, root: string) => ({
@@ -426,7 +449,9 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     /** Closes every watcher and timer and waits for running work to stop (shutdown). */
     async close(): Promise<void> {
       closed = true;
+      merge.abort.abort();
       await Promise.all([...states.keys()].map(stop));
+      await merge.run;
     },
     /** Status and message of each folder this process runs. */
     statuses: () => [...states.values()].map((s) => ({ id: s.id, status: s.status, message: s.message })),

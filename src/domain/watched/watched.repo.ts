@@ -125,6 +125,9 @@ export function createWatchedRepo(db: Db) {
      select rowid, name || '  ', case when type = 'directory' then path || '  ' else '' end
      from files where rowid in (select value from json_each(?))`,
   );
+  // FTS5's incremental merge (index-merge.ts): a negative count first gathers every segment into one merge.
+  const mergeFts = c.prepare("insert into files_fts(files_fts, rank) values('merge', ?)");
+  const totalChanges = c.prepare("select total_changes() as n").pluck();
   /** Checkpoints beside scans' writes; none for an in-memory database. */
   const aside = c.memory ? undefined : new WalCheckpointer(c.name);
   /** The small page cache of bulk work (scans, hashing): SCAN_CACHE_KIB while anyone holds it. */
@@ -213,6 +216,18 @@ export function createWatchedRepo(db: Db) {
               return stored;
             })(),
           ),
+    /**
+     * Merges about `pages` pages of the search index's segments (index-merge.ts);
+     * true when there was work. It moves no row of the tree, so directory
+     * totals and positions stay valid (withoutMoves).
+     */
+    mergeIndex: (pages: number, start: boolean): boolean =>
+      withoutMoves(c, () => {
+        const before = totalChanges.get() as number;
+        mergeFts.run(start ? -pages : pages);
+        // FTS5's rule: a merge that did work changes two rows or more.
+        return (totalChanges.get() as number) - before >= 2;
+      }),
     /**
      * Copies the WAL into the database now (a passive checkpoint: readers
      * and the rest go on), so that SQLite's own checkpoint, which runs
