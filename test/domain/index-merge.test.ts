@@ -79,6 +79,35 @@ describe("merging the search index", () => {
     );
   });
 
+  it("waits for quiet before each slice, and stops when aborted while waiting", async () => {
+    const repo = createWatchedRepo(db);
+    let looks = 0;
+    let merged = 0;
+    const slices = await mergeIndex(
+      {
+        mergeSome: (pages, start) => {
+          merged++;
+          return repo.mergeIndex(pages, start);
+        },
+      },
+      // Busy for the first three looks: no slice runs before the fourth.
+      { signal: new AbortController().signal, idle: () => ++looks > 3 },
+    );
+    expect(looks).toBeGreaterThan(3);
+    expect(slices).toBe(merged);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 300);
+    const waited = await mergeIndex(
+      {
+        mergeSome: () => {
+          throw new Error("a slice ran while the server was busy");
+        },
+      },
+      { signal: stop.signal, idle: () => false },
+    );
+    expect(waited).toBe(0);
+  });
+
   it("stops when aborted", async () => {
     const stop = new AbortController();
     stop.abort();

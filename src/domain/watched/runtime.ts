@@ -239,7 +239,9 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       return;
     }
     merge.again = false;
-    merge.run = mergeIndex({ mergeSome: repo.mergeIndex }, { signal: merge.abort.signal, busy: deps.busy })
+    // Quiet: no request for a while (platform/activity.ts) and no folder scanning.
+    const idle = () => !deps.busy?.() && ![...states.values()].some((x) => x.status === "scanning");
+    merge.run = mergeIndex({ mergeSome: repo.mergeIndex }, { signal: merge.abort.signal, idle })
       .then(
         (slices) => log.debug({ slices }, "search index merged"),
         (err) => log.warn({ err }, "merging the search index failed"),
