@@ -1,13 +1,14 @@
 import { containsCondition } from "./search.contains.ts";
 import { LARGE_FILE_BYTES } from "./search.dense.ts";
 import {
+  countOf,
   MAX_TERMS,
   rowFilters,
   type Sql,
-  searchOrder,
   shortTermCondition,
   termsOf,
   textTerms,
+  windowOf,
 } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
@@ -86,16 +87,10 @@ export function largePageQuery(
   offset: number,
   acl?: Sql,
 ): Sql {
-  const m = largeMatches(organizationId, spec, acl);
-  const order = searchOrder(spec);
-  return {
-    sql: `SELECT f.id AS id, count(*) OVER () AS total ${m.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
-    params: [...m.params, ...order.params, limit, offset],
-  };
+  return windowOf(largeMatches(organizationId, spec, acl), spec, limit, offset);
 }
 
 /** The count of every match (for a window past the end). */
 export function largeTotalQuery(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
-  const m = largeMatches(organizationId, spec, acl);
-  return { sql: `SELECT count(*) AS n ${m.sql}`, params: m.params };
+  return countOf(largeMatches(organizationId, spec, acl));
 }

@@ -288,8 +288,12 @@ function relevanceOrder(spec: SearchSpec): Sql {
 
 /** The count of every match. */
 export function countQuery(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
-  const filter = searchFilter(organizationId, spec, acl);
-  return { sql: `SELECT count(*) AS n ${filter.sql}`, params: filter.params };
+  return countOf(searchFilter(organizationId, spec, acl));
+}
+
+/** The count of the rows of `from` (a FROM … WHERE on `f`). */
+export function countOf(from: Sql): Sql {
+  return { sql: `SELECT count(*) AS n ${from.sql}`, params: from.params };
 }
 
 /** Ids of one window of matches, in order, each with the count of all matches. */
@@ -300,10 +304,14 @@ export function pageQuery(
   offset: number,
   acl?: Sql,
 ): Sql {
-  const filter = searchFilter(organizationId, spec, acl);
+  return windowOf(searchFilter(organizationId, spec, acl), spec, limit, offset);
+}
+
+/** Ids of one window of the rows of `from` (a FROM … WHERE on `f`) in the search's order, with their count. */
+export function windowOf(from: Sql, spec: SearchSpec, limit: number, offset: number): Sql {
   const order = searchOrder(spec);
   return {
-    sql: `SELECT f.id AS id, count(*) OVER () AS total ${filter.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
-    params: [...filter.params, ...order.params, limit, offset],
+    sql: `SELECT f.id AS id, count(*) OVER () AS total ${from.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+    params: [...from.params, ...order.params, limit, offset],
   };
 }
