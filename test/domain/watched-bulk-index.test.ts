@@ -144,6 +144,50 @@ describe("bulk search indexing of watched scans", () => {
     expect(hashOf("many/69.txt")).toBe(sha("69"));
   });
 
+  it("waits before each page of hashes while paused (a scan runs)", async () => {
+    for (let i = 0; i < 70; i++) write(`p/${i}.txt`, `${i}`);
+    await scan();
+    let looks = 0;
+    const unhashed = () =>
+      (
+        db.$client
+          .prepare(
+            "SELECT count(*) AS n FROM files WHERE watched_folder_id = ? AND type = 'file' AND hash = ''",
+          )
+          .get(fid) as { n: number }
+      ).n;
+    const seen: number[] = [];
+    const n = await hashPending(repo, fid, host, {
+      concurrency: 4,
+      signal: new AbortController().signal,
+      log: createLogger("silent"),
+      // Paused for the first three looks, then between the two pages (64 files, then 6).
+      paused: () => {
+        looks++;
+        seen.push(unhashed());
+        return looks <= 3 || looks === 5;
+      },
+    });
+    expect(n).toBe(70);
+    expect(seen.slice(0, 4)).toEqual([70, 70, 70, 70]);
+    expect(seen[4]).toBe(6);
+    expect(looks).toBeGreaterThanOrEqual(7);
+    // Aborted while paused: nothing more is hashed.
+    write("p/70.txt", "70");
+    await scan();
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 300);
+    expect(
+      await hashPending(repo, fid, host, {
+        concurrency: 4,
+        signal: stop.signal,
+        log: createLogger("silent"),
+        paused: () => true,
+      }),
+    ).toBe(0);
+    expect(unhashed()).toBe(1);
+  });
+
   it("keeps the small page cache while a scan or hashing holds it, whichever lets go last", () => {
     const cache = () => db.$client.pragma("cache_size", { simple: true });
     const autoCheckpoint = () => db.$client.pragma("wal_autocheckpoint", { simple: true });

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../../log.ts";
 import { openConfined } from "../../platform/hostfs.ts";
 import { runWorkers } from "../../platform/pool.ts";
@@ -8,6 +9,8 @@ import type { WatchedRepo } from "./watched.repo.ts";
 const PAGE = 64;
 /** Files up to this size are read in one call into one buffer, not through a read stream. */
 const ONE_READ_BYTES = 256 * 1024;
+/** How often (ms) a paused pass looks again. */
+const PAUSE_POLL_MS = 250;
 
 /** A hash ready to store, with the size and mtime of the bytes it was computed from. */
 interface Hashed {
@@ -22,17 +25,21 @@ interface Hashed {
  * at a time, never on a request path. A hash is stored only if the row still
  * has the size and mtime of the bytes read (the file may change meanwhile).
  * One pass in host path order (files that fail are left for the next pass);
- * resolves at the end of it or when `signal` aborts.
+ * resolves at the end of it or when `signal` aborts. While `paused()` (a
+ * folder is scanning: new files made visible come before hashes), it waits
+ * before its next page.
  */
 export async function hashPending(
   repo: WatchedRepo,
   folderId: string,
   root: string,
-  opts: { concurrency: number; signal: AbortSignal; log: Logger },
+  opts: { concurrency: number; signal: AbortSignal; log: Logger; paused?: () => boolean },
 ): Promise<number> {
   let hashed = 0;
   let after = "";
   while (!opts.signal.aborted) {
+    while (opts.paused?.() && !opts.signal.aborted) await sleep(PAUSE_POLL_MS);
+    if (opts.signal.aborted) break;
     const rows = repo.unhashed(folderId, after, PAGE);
     if (rows.length === 0) break;
     after = rows[rows.length - 1]!.host_rel_path;

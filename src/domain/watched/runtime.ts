@@ -407,7 +407,9 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     }
     st.hashing = true;
     st.hashAgain = false;
-    const opts = { concurrency: cfg.hash_concurrency, signal: st.abort.signal, log };
+    // Scans (of any folder) go first: hashing waits while one runs.
+    const paused = () => [...states.values()].some((x) => x.status === "scanning");
+    const opts = { concurrency: cfg.hash_concurrency, signal: st.abort.signal, log, paused };
     const release = repo.holdSmallCache();
     st.hashRun = hashPending(repo, st.id, root, opts)
       .finally(release)
