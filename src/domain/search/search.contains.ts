@@ -1,5 +1,5 @@
 import { foldedGlobs, foldText, likeContains } from "./fold.ts";
-import type { Sql } from "./search.query.ts";
+import { type Sql, shortTermCondition } from "./search.query.ts";
 
 /**
  * `column` contains `term`, case- and accent-insensitively like the index:
@@ -17,4 +17,14 @@ export function containsCondition(column: string, term: string): Sql {
     sql: `(${any.join(" OR ")})`,
     params: [...globs.ascii, ...(globs.nonAscii ? [globs.nonAscii] : [])],
   };
+}
+
+/**
+ * `column` contains the search term `text` as the index matches it (a term
+ * without "/"): containsCondition, or shortTermCondition for a short term
+ * the index did not resolve (`scanned`, Terms.short). The checks of the
+ * plans that test terms on a row's text (folder terms, large files).
+ */
+export function termCondition(column: string, text: string, scanned: boolean): Sql {
+  return scanned ? shortTermCondition(column, text) : containsCondition(column, text);
 }

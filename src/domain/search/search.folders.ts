@@ -1,4 +1,4 @@
-import { containsCondition } from "./search.contains.ts";
+import { termCondition } from "./search.contains.ts";
 import {
   ftsExpression,
   MAX_TERMS,
@@ -6,7 +6,6 @@ import {
   rowFilters,
   type Sql,
   searchOrder,
-  shortTermCondition,
   TRIGRAM_MIN,
   termsOf,
   textTerms,
@@ -76,8 +75,7 @@ export function foldersEligible(spec: SearchSpec): boolean {
   return terms.some((t) => t.inFolders) && terms.every((t) => !t.text.includes("/"));
 }
 
-const check = (column: string, t: Term): Sql =>
-  t.scanned ? shortTermCondition(column, t.text) : containsCondition(column, t.text);
+const check = (column: string, t: Term): Sql => termCondition(column, t.text, t.scanned);
 
 /** Conditions ANDed; "1" when none. */
 function all(conds: Sql[]): Sql {

@@ -1,15 +1,6 @@
-import { containsCondition } from "./search.contains.ts";
+import { termCondition } from "./search.contains.ts";
 import { LARGE_FILE_BYTES } from "./search.dense.ts";
-import {
-  countOf,
-  MAX_TERMS,
-  rowFilters,
-  type Sql,
-  shortTermCondition,
-  termsOf,
-  textTerms,
-  windowOf,
-} from "./search.query.ts";
+import { countOf, MAX_TERMS, rowFilters, type Sql, termsOf, textTerms, windowOf } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
 /**
@@ -26,9 +17,8 @@ import type { SearchSpec } from "./search.schemas.ts";
  *
  * A term without "/" is in a row's path exactly when the index would match
  * it (in the name, or in the path of the folder holding it), so the checks
- * are the folder-terms plan's: containsCondition, case- and
- * accent-insensitive like the index, and shortTermCondition for short terms
- * the index did not resolve. The order and tie-breaks are the general plan's
+ * are the folder-terms plan's (search.contains.ts termCondition), case- and
+ * accent-insensitive like the index. The order and tie-breaks are the general plan's
  * (searchOrder), so a page is the same rows in the same order.
  */
 export const LARGE_PLAN_MAX = 5000;
@@ -68,7 +58,7 @@ function largeMatches(organizationId: string, spec: SearchSpec, acl?: Sql): Sql 
   const { short } = termsOf(spec);
   const from = largeFiles(organizationId, spec.minSize ?? LARGE_FILE_BYTES);
   const conds: Sql[] = textTerms(spec.text, MAX_TERMS).map((t) =>
-    short.includes(t) ? shortTermCondition("f.path", t) : containsCondition("f.path", t),
+    termCondition("f.path", t, short.includes(t)),
   );
   const filters = rowFilters(spec, true);
   if (filters.sql.length > 0) conds.push({ sql: filters.sql.join(" AND "), params: filters.params });

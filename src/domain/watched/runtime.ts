@@ -62,6 +62,8 @@ export function createWatchRuntime(deps: RuntimeDeps) {
   const excluded = excluder(cfg.exclude, cfg.include_dotfiles);
   const states = new Map<string, FolderState>();
   let closed = false;
+  /** Whether some folder of this process is scanning (background work waits for it). */
+  const anyScanning = () => [...states.values()].some((x) => x.status === "scanning");
   /** The search index's merge after big scans (index-merge.ts): one at a time for the whole index. */
   const merge = { abort: new AbortController(), run: undefined as Promise<void> | undefined, again: false };
 
@@ -240,7 +242,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     }
     merge.again = false;
     // Quiet: no request for a while (platform/activity.ts) and no folder scanning.
-    const idle = () => !deps.busy?.() && ![...states.values()].some((x) => x.status === "scanning");
+    const idle = () => !deps.busy?.() && !anyScanning();
     merge.run = mergeIndex({ mergeSome: repo.mergeIndex }, { signal: merge.abort.signal, idle })
       .then(
         (slices) => log.debug({ slices }, "search index merged"),
@@ -408,8 +410,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     st.hashing = true;
     st.hashAgain = false;
     // Scans (of any folder) go first: hashing waits while one runs.
-    const paused = () => [...states.values()].some((x) => x.status === "scanning");
-    const opts = { concurrency: cfg.hash_concurrency, signal: st.abort.signal, log, paused };
+    const opts = { concurrency: cfg.hash_concurrency, signal: st.abort.signal, log, paused: anyScanning };
     const release = repo.holdSmallCache();
     st.hashRun = hashPending(repo, st.id, root, opts)
       .finally(release)
