@@ -29,6 +29,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { CHECKPOINT_WORKER_ASSET } from "../src/db/checkpointer.ts";
+import { SCAN_WRITER_ASSET } from "../src/domain/watched/scan-writer.ts";
 import {
   type NativeAddonSpec,
   nativeAddons,
@@ -187,20 +188,28 @@ async function bundle(outfile: string): Promise<NativeAddonSpec[]> {
 }
 
 /**
- * Step 1b: the WAL checkpointer's thread (src/db/checkpoint-worker.ts) as a
- * bundle of its own, embedded as an asset and run by src/db/checkpointer.ts
- * as an eval'd worker: a SEA cannot start a worker from a file it carries.
- * better-sqlite3's addon reaches it as a path (the copy the server
- * extracted), so `bindings`, its loader from node_modules, stays out.
+ * Step 1b: the database threads, the WAL checkpointer
+ * (src/db/checkpoint-worker.ts) and the scan writer
+ * (src/domain/watched/scan-writer-worker.ts), each as a bundle of its own,
+ * embedded as an asset and run as an eval'd worker (src/db/db-thread.ts):
+ * a SEA cannot start a worker from a file it carries. better-sqlite3's
+ * addon reaches them as a path (the copy the server extracted), so
+ * `bindings`, its loader from node_modules, stays out.
  */
-async function bundleCheckpointWorker(outfile: string): Promise<void> {
-  await build({
-    ...NODE_CJS,
-    entryPoints: [join(ROOT, "src/db/checkpoint-worker.ts")],
-    outfile,
-    external: ["bindings"],
-  });
-  log(`bundled the checkpoint worker into ${relative(ROOT, outfile)}`);
+const DB_THREADS: Record<string, string> = {
+  [CHECKPOINT_WORKER_ASSET]: "src/db/checkpoint-worker.ts",
+  [SCAN_WRITER_ASSET]: "src/domain/watched/scan-writer-worker.ts",
+};
+
+async function bundleDbThreads(): Promise<Record<string, string>> {
+  const assets: Record<string, string> = {};
+  for (const [asset, entry] of Object.entries(DB_THREADS)) {
+    const outfile = join(ROOT, asset);
+    await build({ ...NODE_CJS, entryPoints: [join(ROOT, entry)], outfile, external: ["bindings"] });
+    log(`bundled ${entry} into ${relative(ROOT, outfile)}`);
+    assets[asset] = outfile;
+  }
+  return assets;
 }
 
 function listFiles(dir: string, pattern: RegExp): string[] {
@@ -301,11 +310,10 @@ async function main(): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const bundleFile = join(OUT, "attic.cjs");
   const addons = await bundle(bundleFile);
-  const workerFile = join(ROOT, CHECKPOINT_WORKER_ASSET);
-  await bundleCheckpointWorker(workerFile);
+  const threads = await bundleDbThreads();
   await buildWebUi();
   const exe = join(OUT, "attic");
-  makeExecutable(bundleFile, { ...seaAssets(addons), [CHECKPOINT_WORKER_ASSET]: workerFile }, exe);
+  makeExecutable(bundleFile, { ...seaAssets(addons), ...threads }, exe);
   const mib = (statSync(exe).size / 1024 / 1024).toFixed(1);
   log(
     `wrote ${relative(ROOT, exe)}: runs on linux-${ARCH} with glibc only (${mib} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,

@@ -1,7 +1,6 @@
-import { Worker } from "node:worker_threads";
-import { readAsset } from "../platform/assets.ts";
-import { inSea, nativeAddonFile } from "../platform/sea.ts";
-import type { CheckpointReply, CheckpointWorkerData } from "./checkpoint-worker.ts";
+import type { Worker } from "node:worker_threads";
+import type { CheckpointReply } from "./checkpoint-worker.ts";
+import { startDbThread } from "./db-thread.ts";
 
 /** The worker's bundle inside the single executable (scripts/build.ts embeds it). */
 export const CHECKPOINT_WORKER_ASSET = "build/checkpoint-worker.cjs";
@@ -80,20 +79,14 @@ export class WalCheckpointer {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const workerData: CheckpointWorkerData = {
-      file: this.file,
-      addonPath: nativeAddonFile("better-sqlite3"),
-    };
-    let worker: Worker;
-    if (inSea()) {
-      const code = readAsset(CHECKPOINT_WORKER_ASSET);
-      if (!code) throw new Error(`${CHECKPOINT_WORKER_ASSET} is not embedded in this executable`);
-      worker = new Worker(code.toString("utf8"), { eval: true, workerData });
-    } else {
-      worker = new Worker(new URL("./checkpoint-worker.ts", import.meta.url), { workerData });
-    }
-    // Never what keeps the process alive; a lost thread fails the checkpoint waiting on it.
-    worker.unref();
+    // A lost thread fails the checkpoint waiting on it.
+    const worker = startDbThread(
+      CHECKPOINT_WORKER_ASSET,
+      new URL("./checkpoint-worker.ts", import.meta.url),
+      {
+        file: this.file,
+      },
+    );
     worker.on("message", (reply: CheckpointReply) => this.settle?.(reply));
     const lost = (err: Error) => {
       this.failed ??= err;

@@ -1,5 +1,13 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -49,7 +57,8 @@ describe("bulk search indexing of watched scans", () => {
          created_at, updated_at, accessed_at)
        VALUES (?, ?, 'Drive', '/Drive', 'directory', 'inode/directory', ?, '', ?, ?, ?)`,
     ).run(mount, org, fid, now, now, now);
-    repo = createWatchedRepo(db);
+    // The scan writer's thread whatever this machine's CPUs (it is used where there are two or more).
+    repo = createWatchedRepo(db, { scanThread: true });
   });
   afterEach(() => {
     db.$client.close();
@@ -114,6 +123,118 @@ describe("bulk search indexing of watched scans", () => {
     db.$client.prepare("UPDATE files SET updated_at = ? WHERE id = ?").run(nowIso(), mount);
     const [wal] = db.$client.pragma("wal_checkpoint(PASSIVE)") as { log: number }[];
     expect(wal?.log).toBeLessThan(20);
+  });
+
+  it("writes a big scan on the scan writer's thread, and ends the thread with the scan", async () => {
+    for (let i = 0; i < 3000; i++) write(`Photos/${i % 30}/IMG_${i}.jpg`, "");
+    const stats = newStats();
+    await scan([root()], { stats });
+    expect(repo.scanThread?.completed).toBeGreaterThan(0);
+    expect(repo.scanThread?.running).toBe(false);
+    expect(repo.countFiles(fid)).toBe(3000);
+    // 3000 files and 31 directories inserted, 32 directories' mtimes stored (the mount's too).
+    expect(stats.written).toBe(3000 + 31 + 32);
+    expect(() => integrity()).not.toThrow();
+    expect(deferred()).toBe(0);
+    expect(matches("IMG_2999")).toEqual(["/Drive/Photos/29/IMG_2999.jpg"]);
+    // The rows carry what the walk queued (parents, paths, host paths, mtimes of directories).
+    const dirs = db.$client
+      .prepare(
+        "SELECT count(*) AS n FROM files WHERE watched_folder_id = ? AND type = 'directory' AND host_mtime_ms IS NOT NULL",
+      )
+      .get(fid) as { n: number };
+    expect(dirs.n).toBe(32);
+    const orphans = db.$client
+      .prepare(
+        `SELECT count(*) AS n FROM files f WHERE f.watched_folder_id = ? AND f.host_rel_path <> ''
+           AND NOT EXISTS (SELECT 1 FROM files p WHERE p.id = f.parent_id AND p.path || '/' || f.name = f.path)`,
+      )
+      .get(fid) as { n: number };
+    expect(orphans.n).toBe(0);
+  });
+
+  it("writes on the server's connection when the scan writer's thread is gone, with the same rows", async () => {
+    repo.scanThread!.failed = new Error("no threads here");
+    for (let i = 0; i < 3000; i++) write(`Photos/${i % 30}/IMG_${i}.jpg`, "");
+    await scan();
+    expect(repo.scanThread?.completed).toBe(0);
+    expect(repo.countFiles(fid)).toBe(3000);
+    expect(() => integrity()).not.toThrow();
+    expect(matches("IMG_2999")).toEqual(["/Drive/Photos/29/IMG_2999.jpg"]);
+  });
+
+  it("fails the scan, not the server, when a batch on the thread fails", async () => {
+    // A row the scan does not own holds the name its directory needs: the insert breaks the unique index.
+    const now = nowIso();
+    db.$client
+      .prepare(
+        `INSERT INTO files (id, organization_id, parent_id, name, path, type, mime_type, created_at, updated_at, accessed_at)
+         VALUES (?, ?, ?, 'Taken', '/Drive/Taken', 'file', 'text/plain', ?, ?, ?)`,
+      )
+      .run(newId(), org, mount, now, now, now);
+    for (let i = 0; i < 3000; i++) write(`Taken/${i}.txt`, "");
+    for (let i = 0; i < 3000; i++) write(`Later/${i % 50}/${i}.txt`, "");
+    await expect(scan()).rejects.toThrow(/UNIQUE/);
+    // The thread outlives a batch that failed: the transaction rolled back, the connection is fine.
+    expect(repo.scanThread?.failed).toBeUndefined();
+    // Nothing of the scan committed after the failure hides rows from the next quick rescan: no
+    // directory has its mtime stored without every entry of it indexed.
+    const dirs = db.$client
+      .prepare(
+        `SELECT d.host_rel_path AS rel, (SELECT count(*) FROM files c WHERE c.parent_id = d.id) AS n
+         FROM files d WHERE d.watched_folder_id = ? AND d.type = 'directory' AND d.host_mtime_ms IS NOT NULL`,
+      )
+      .all(fid) as { rel: string; n: number }[];
+    for (const d of dirs)
+      expect(d.n, d.rel).toBe(readdirSync(join(host, d.rel)).length + (d.rel === "" ? 1 : 0));
+    // The connection is usable and the next scan of a fixed tree goes through.
+    rmSync(join(host, "Taken"), { recursive: true });
+    for (let i = 0; i < 3000; i++) write(`Other/${i}.txt`, "");
+    await scan();
+    expect(repo.countFiles(fid)).toBe(6000);
+  });
+
+  it("refuses a writer's later ops once a transaction holding some of them failed; other writers go on", async () => {
+    const thread = repo.scanThread!;
+    const failing = thread.newWriter();
+    const other = thread.newWriter();
+    const entry = (name: string) => ({
+      id: newId(),
+      organization_id: org,
+      owner_id: null,
+      parent_id: mount,
+      name,
+      path: `/Drive/${name}`,
+      type: "file" as const,
+      size: 1,
+      mime_type: "text/plain",
+      watched_folder_id: fid,
+      host_rel_path: name,
+      host_mtime_ms: 1,
+      now: nowIso(),
+      updated_at: nowIso(),
+      acl_id: null,
+    });
+    const dup = entry("dup.txt");
+    const first = thread.send(
+      [
+        { k: "insert", row: dup },
+        { k: "insert", row: { ...dup, name: "dup2.txt" } },
+      ],
+      0,
+      true,
+      failing,
+    );
+    await expect(first).rejects.toThrow(/UNIQUE/);
+    // Its next ops would store a directory's mtime as if its children were in: refused, not applied.
+    await expect(thread.send([{ k: "mtime", id: mount, mtimeMs: 42 }], 0, true, failing)).rejects.toThrow(
+      /earlier write/,
+    );
+    await thread.send([{ k: "insert", row: entry("fine.txt") }], 0, true, other);
+    expect(repo.mountRow(fid)?.knownMtime).toBeNull();
+    expect(repo.byRel(fid, "dup.txt")).toBeUndefined();
+    expect(repo.byRel(fid, "fine.txt")).toBeDefined();
+    await thread.stop();
   });
 
   it("hashes small files in one read and big ones as a stream, the same bytes either way", async () => {
@@ -258,7 +379,9 @@ describe("bulk search indexing of watched scans", () => {
 
   it("indexes a directory of more entries than the writer takes at a time, and a rename inside it", async () => {
     // 3000 new entries: they reach the writer in pieces (FLUSH_EVERY), so rows are written while the
-    // directory's later entries are still being made, instead of all 3000 queued first.
+    // directory's later entries are still being made, instead of all 3000 queued first. On the server's
+    // connection, where that is seen in `written` (the thread commits later, with two transactions in flight).
+    repo.scanThread!.failed = new Error("written here");
     for (let i = 0; i < 3000; i++) write(`Big/file ${i}.txt`, `${i}`);
     const stats = newStats();
     let writtenMidway = false;

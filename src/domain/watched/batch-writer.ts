@@ -1,4 +1,5 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
+import type { WriteOp } from "./scan-writes.ts";
 import type { WatchedRepo } from "./watched.repo.ts";
 
 /** Most rows queued before they are written; between transactions the event loop runs. */
@@ -20,6 +21,14 @@ export const FLUSH_EVERY = 512;
  */
 const IDLE_BUDGET_MS = 120;
 const BUSY_BUDGET_MS = 30;
+/** Ops per message to the thread: sent soon after they are made, they die young in V8's heap. */
+const THREAD_CHUNK = 256;
+/**
+ * Ops sent to the thread and not yet committed past which the walk waits:
+ * more than a transaction's worth (the thread never idles for want of
+ * ops), few enough that its queue of messages stays a few MiB.
+ */
+const THREAD_AHEAD = 16_384;
 /** First guess of a row's cost (ms) before any transaction was timed; the per-row average then adapts. */
 const FIRST_ROW_COST_MS = 0.1;
 /**
@@ -50,12 +59,17 @@ export interface WriteStats {
 }
 
 /**
- * Queues row writes and applies them in transactions sized to hold the
- * event loop for at most the budget (commit included), yielding between
- * them: a scan of a million files never holds requests back for long.
+ * Queues row writes and applies them in transactions sized to last about
+ * the budget (commit included). A writer that fills a whole transaction
+ * hands its transactions to the scan writer's thread (scan-writer.ts) from
+ * then on, and the walk goes on while one is written (a second waits its
+ * turn queued here); small syncs (a live change in one directory) and a
+ * database without the thread write on the server's connection, yielding
+ * to the event loop between transactions: a scan of a million files never
+ * holds requests back for long either way.
  */
 export class BatchWriter {
-  private ops: (() => void)[] = [];
+  private ops: WriteOp[] = [];
   private readonly repo: WatchedRepo;
   private readonly stats: WriteStats;
   private readonly busy: () => boolean;
@@ -69,25 +83,45 @@ export class BatchWriter {
   private restartWal = false;
   /** Gives the connection's settings back (watched.repo.ts holdScanSettings: held from construction until close). */
   private release: (() => void) | undefined;
-  /** The flush in progress. */
+  /** The flush in progress (on the server's connection). */
   private writing: Promise<void> | undefined;
+  /** Ops go to the scan writer's thread (from the first full transaction's worth on). */
+  private threaded = false;
+  /** Messages sent to the thread and not yet committed, and their ops. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private ahead = 0;
+  /** This writer's number on the thread (ScanWriterThread.newWriter). */
+  private writerId: number | undefined;
+  /** The thread's commits seen so far (a checkpoint beside the writes follows every few). */
+  private commitsSeen = 0;
+  /** What a transaction on the thread failed with: thrown at the walk's next call. */
+  private failure: unknown;
   constructor(repo: WatchedRepo, stats: WriteStats, busy: () => boolean = () => false) {
     this.repo = repo;
     this.stats = stats;
     this.busy = busy;
     this.release = repo.holdScanSettings();
   }
-  push(op: () => void): void {
+  push(op: WriteOp): void {
     this.ops.push(op);
   }
   /**
-   * Writes the queue's full transactions, once one is queued. Rows written
-   * soon after they are queued die young in V8's heap; a queue of 4000
-   * held over many turns of the loop was promoted to the old generation and
-   * grew the heap by ~90 MiB during a 200k-file scan.
+   * Writes what is queued once there is enough: on the thread, a message's
+   * worth (waiting while the thread is far behind); on the server's
+   * connection, a transaction's worth. Rows written soon after they are
+   * queued die young in V8's heap; a queue of 4000 held over many turns of
+   * the loop was promoted to the old generation and grew the heap by ~90
+   * MiB during a 200k-file scan.
    */
   async maybeFlush(): Promise<void> {
-    if (this.ops.length >= Math.min(BATCH_SIZE, this.rowsPerTransaction())) await this.drain(false);
+    this.throwFailure();
+    if (!this.threaded) {
+      if (this.ops.length < Math.min(BATCH_SIZE, this.rowsPerTransaction())) return;
+      const thread = this.repo.scanThread;
+      this.threaded = thread !== undefined && !thread.failed;
+      if (!this.threaded) return this.drain(false);
+    }
+    if (this.ops.length >= THREAD_CHUNK) await this.send(false);
   }
   /**
    * Writes everything queued, then lets the checkpoint beside the writes
@@ -95,11 +129,68 @@ export class BatchWriter {
    * connection, with the usual automatic threshold back, carries none.
    */
   async flush(): Promise<void> {
-    await this.drain(true);
+    this.throwFailure();
+    if (this.threaded) await this.send(true);
+    else await this.drain(true);
     await this.checkpointAsideAlone();
+  }
+  private throwFailure(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+  /**
+   * Sends the queue to the thread; with `sync`, commits and waits for
+   * everything sent. Waits while the thread is more than THREAD_AHEAD ops
+   * behind, and before a WAL restart (a checkpoint with no write beside it).
+   */
+  private async send(sync: boolean): Promise<void> {
+    const thread = this.repo.scanThread!;
+    if (this.restartWal) {
+      this.restartWal = false;
+      this.sendChunk(thread, true);
+      await Promise.all(this.inFlight);
+      this.throwFailure();
+      await this.checkpointAsideAlone();
+    }
+    this.sendChunk(thread, sync);
+    if (sync) await Promise.all(this.inFlight);
+    while (this.ahead > THREAD_AHEAD && this.inFlight.size > 0) await Promise.race(this.inFlight);
+    this.throwFailure();
+  }
+  private sendChunk(thread: NonNullable<WatchedRepo["scanThread"]>, sync: boolean): void {
+    if (this.ops.length === 0 && !sync) return;
+    // Only the count is kept: the ops themselves are the thread's once sent (kept here until their
+    // commit, 16k of them at a time were promoted to V8's old generation: +50 MiB of heap).
+    const n = this.ops.length;
+    // The same budgets: a write of the server's own made meanwhile waits for the transaction (SQLite's
+    // write lock); a 30 ms budget scanned no slower than 120 on the thread (200k files, build/attic).
+    const budget = this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
+    this.writerId ??= thread.newWriter();
+    const sent = thread.send(this.ops, budget, sync, this.writerId).then(
+      () => {
+        this.ahead -= n;
+        this.stats.written += n;
+        if (thread.completed !== this.commitsSeen) {
+          this.commitsSeen = thread.completed;
+          this.checkpointAside();
+        }
+      },
+      (err: unknown) => {
+        // The transaction rolled back; what the walk queues from now on is dropped with it
+        // (the directories' mtimes were not stored: the next scan redoes them).
+        this.ahead -= n;
+        this.failure ??= err;
+        this.ops = [];
+      },
+    );
+    this.ops = [];
+    this.ahead += n;
+    this.inFlight.add(sent);
+    void sent.finally(() => this.inFlight.delete(sent));
   }
   /** Ends the writer's hold on the connection's settings (after the last flush, or on failure). */
   close(): void {
+    // Queued writes of a walk that ended early (aborted, failed) are dropped, as they always were.
+    this.ops = [];
     this.release?.();
     this.release = undefined;
   }
@@ -129,18 +220,11 @@ export class BatchWriter {
         this.restartWal = false;
         await this.checkpointAsideAlone();
       }
-      const t0 = performance.now();
-      const budget = this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
       const batch = this.ops.splice(0, this.rowsPerTransaction());
-      let i = 0;
-      // The work itself stops at half the budget whatever the estimate said: the commit takes the rest.
-      this.repo.bulkTransaction(() => {
-        while (i < batch.length && (i % 16 !== 15 || performance.now() - t0 < budget / 2))
-          (batch[i++] as () => void)();
-      });
-      if (i < batch.length) this.ops = batch.slice(i).concat(this.ops);
-      this.stats.written += i;
-      this.rowCost = this.rowCost * 0.7 + ((performance.now() - t0) / i) * 0.3;
+      const { written, ms } = this.writeHere(batch);
+      if (written < batch.length) this.ops = batch.slice(written).concat(this.ops);
+      this.stats.written += written;
+      this.rowCost = this.rowCost * 0.7 + (ms / written) * 0.3;
       if (this.checkpointAside()) {
         // The walk's next step on a turn of its own too, not on top of this commit.
         await yieldToLoop();
@@ -159,6 +243,20 @@ export class BatchWriter {
         this.sinceCheckpoint = 0;
       }
     }
+  }
+  /**
+   * One transaction on the server's connection. The work itself stops at
+   * half the budget whatever the estimate said: the commit takes the rest.
+   */
+  private writeHere(batch: WriteOp[]): { written: number; ms: number } {
+    const t0 = performance.now();
+    const budget = this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
+    let i = 0;
+    this.repo.bulkTransaction(() => {
+      while (i < batch.length && (i % 16 !== 15 || performance.now() - t0 < budget / 2))
+        this.repo.apply(batch[i++]!);
+    });
+    return { written: i, ms: performance.now() - t0 };
   }
   /**
    * Starts a checkpoint on the checkpointer's thread every few

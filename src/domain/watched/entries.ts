@@ -3,7 +3,7 @@ import type { FileFacts } from "../../platform/hostfs.ts";
 import { newId } from "../../platform/ids.ts";
 import type { BatchWriter } from "./batch-writer.ts";
 import type { DirTask, ScanTarget } from "./scan-types.ts";
-import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
+import type { IndexedChild } from "./watched.repo.ts";
 
 /* Row writes of the scanner: one mirrored host entry each. */
 
@@ -12,7 +12,6 @@ import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
  * it is new (or replaces a file of the same name).
  */
 export function dirEntry(
-  repo: WatchedRepo,
   writer: BatchWriter,
   target: ScanTarget,
   parent: DirTask,
@@ -21,26 +20,26 @@ export function dirEntry(
 ): DirTask {
   if (row && isDir(row)) return childTask(parent, row);
   const rel = relOf(parent, name);
-  if (row) writer.push(() => repo.deleteSubtree(target.folderId, rel));
+  if (row) writer.push({ k: "delete", folderId: target.folderId, rel });
   const id = newId();
   const path = `${parent.path}/${name}`;
   const now = isoOf(Date.now());
-  writer.push(() =>
-    repo.insertEntry({
+  writer.push({
+    k: "insert",
+    row: {
       ...base(target, parent, id, name, path, rel, now),
       type: "directory",
       size: 0,
       mime_type: "inode/directory",
       host_mtime_ms: null,
       updated_at: now,
-    }),
-  );
+    },
+  });
   return { rel, id, path, knownMtime: null, isNew: true, acl: parent.acl };
 }
 
 /** Queues the insert or update of a file row; true when something is written. */
 export function fileEntry(
-  repo: WatchedRepo,
   writer: BatchWriter,
   target: ScanTarget,
   parent: DirTask,
@@ -51,24 +50,26 @@ export function fileEntry(
   const updatedAt = isoOf(facts.mtimeMs);
   if (row && row.type === "file") {
     if (row.size === facts.size && row.host_mtime_ms === facts.mtimeMs && !row.is_offline) return false;
-    writer.push(() =>
-      repo.updateFacts({ id: row.id, size: facts.size, host_mtime_ms: facts.mtimeMs, updated_at: updatedAt }),
-    );
+    writer.push({
+      k: "facts",
+      facts: { id: row.id, size: facts.size, host_mtime_ms: facts.mtimeMs, updated_at: updatedAt },
+    });
     return true;
   }
   const rel = relOf(parent, name);
-  if (row) writer.push(() => repo.deleteSubtree(target.folderId, rel));
+  if (row) writer.push({ k: "delete", folderId: target.folderId, rel });
   const id = newId();
-  writer.push(() =>
-    repo.insertEntry({
+  writer.push({
+    k: "insert",
+    row: {
       ...base(target, parent, id, name, `${parent.path}/${name}`, rel, isoOf(Date.now())),
       type: "file",
       size: facts.size,
       mime_type: mimeOf(name),
       host_mtime_ms: facts.mtimeMs,
       updated_at: updatedAt,
-    }),
-  );
+    },
+  });
   return true;
 }
 

@@ -2,7 +2,7 @@ import type { FileFacts } from "../../platform/hostfs.ts";
 import { type BatchWriter, FLUSH_EVERY } from "./batch-writer.ts";
 import { fileEntry, mimeOf, relOf } from "./entries.ts";
 import type { DirTask, MovePool, ScanOptions, ScanTarget } from "./scan-types.ts";
-import type { IndexedChild, WatchedRepo } from "./watched.repo.ts";
+import type { IndexedChild } from "./watched.repo.ts";
 
 export const newMovePool = (): MovePool => ({ gone: new Map(), fresh: [] });
 export const signature = (size: number, mtimeMs: number | null) => `${size}:${mtimeMs}`;
@@ -19,26 +19,20 @@ const movedTo = (id: string, task: DirTask, name: string) => ({
 });
 
 /** Moves keep their rows (id, tags, playback positions); unpaired files are added or removed as usual. */
-export function settleMoves(
-  repo: WatchedRepo,
-  writer: BatchWriter,
-  target: ScanTarget,
-  pool: MovePool,
-  opts: ScanOptions,
-) {
+export function settleMoves(writer: BatchWriter, target: ScanTarget, pool: MovePool, opts: ScanOptions) {
   for (const { task, name, facts } of pool.fresh) {
     const key = signature(facts.size, facts.mtimeMs);
     const old = pool.gone.get(key);
     if (!old) {
-      fileEntry(repo, writer, target, task, name, facts, undefined);
+      fileEntry(writer, target, task, name, facts, undefined);
       continue;
     }
     pool.gone.delete(key);
     const move = movedTo(old.id, task, name);
-    writer.push(() => repo.moveEntry(move));
+    writer.push({ k: "move", move });
   }
   for (const { rel } of pool.gone.values()) {
-    writer.push(() => repo.deleteSubtree(target.folderId, rel));
+    writer.push({ k: "delete", folderId: target.folderId, rel });
     opts.stats.removed++;
   }
 }
@@ -49,7 +43,6 @@ export function settleMoves(
  * id, tags and playback positions; other names become new rows.
  */
 export async function renameOrAdd(
-  repo: WatchedRepo,
   writer: BatchWriter,
   target: ScanTarget,
   task: DirTask,
@@ -70,9 +63,9 @@ export async function renameOrAdd(
       bySignature.delete(key);
       gone.delete(old.name);
       const rename = movedTo(old.id, task, name);
-      writer.push(() => repo.moveEntry(rename));
+      writer.push({ k: "move", move: rename });
     } else if (opts.moves) opts.moves.fresh.push({ task, name, facts });
-    else fileEntry(repo, writer, target, task, name, facts, undefined);
+    else fileEntry(writer, target, task, name, facts, undefined);
     opts.stats.indexed++;
   }
 }

@@ -197,7 +197,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     const rate = () => stats.filesSeen / Math.max((performance.now() - t0) / 1000, 0.001);
     const progress = () => ({ files_seen: stats.filesSeen, scan_errors: stats.errors, scan_rate: rate() });
     const reporter = setInterval(() => {
-      repo.updateFolder(st.id, progress());
+      repo.reportProgress(st.id, progress());
       metrics.watchedScanRate.set({ folder: st.id }, rate());
     }, 1000);
     // The scan's checkpoint settings last until the count (its small page cache is held by runScan,

@@ -52,7 +52,7 @@ export async function syncTree(
   try {
     // Workers end when the queue is momentarily empty; loop until no worker found more work.
     while (queue.length > 0) await runWorkers(DIR_CONCURRENCY, worker);
-    if (opts.moves) settleMoves(repo, writer, target, opts.moves, opts);
+    if (opts.moves) settleMoves(writer, target, opts.moves, opts);
     await writer.flush();
   } finally {
     writer.close();
@@ -71,7 +71,7 @@ async function syncDir(
   if (mtime === undefined) {
     // Gone (or replaced by a link or a file) since its parent was read: drop it.
     if (task.rel !== "") {
-      writer.push(() => repo.deleteSubtree(target.folderId, task.rel));
+      writer.push({ k: "delete", folderId: target.folderId, rel: task.rel });
       opts.stats.removed++;
     }
     opts.onDir?.("remove", task.rel);
@@ -106,13 +106,13 @@ async function syncDir(
     }
     byName.delete(entry.name);
     if (entry.kind !== "file") {
-      const sub = dirEntry(repo, writer, target, task, entry.name, row);
+      const sub = dirEntry(writer, target, task, entry.name, row);
       if (sub.isNew) opts.onDir?.("add", sub.rel);
       subdirs.push(sub);
     } else if (!row) fresh.push(entry);
-    else if (fileEntry(repo, writer, target, task, entry.name, entry.facts, row)) opts.stats.indexed++;
+    else if (fileEntry(writer, target, task, entry.name, entry.facts, row)) opts.stats.indexed++;
   }
-  await renameOrAdd(repo, writer, target, task, fresh, byName, opts);
+  await renameOrAdd(writer, target, task, fresh, byName, opts);
   // Rows whose entry vanished, or became something never indexed (a FIFO, an escaping link).
   for (const gone of byName.values()) {
     const rel = relOf(task, gone.name);
@@ -121,12 +121,12 @@ async function syncDir(
       opts.moves.gone.set(sig, { id: gone.id, rel });
       continue;
     }
-    writer.push(() => repo.deleteSubtree(target.folderId, rel));
+    writer.push({ k: "delete", folderId: target.folderId, rel });
     opts.stats.removed++;
     if (isDir(gone)) opts.onDir?.("remove", rel);
   }
   // Stored after the children: an interrupted scan leaves the old mtime, so the next one redoes this directory.
-  writer.push(() => repo.setDirMtime(task.id, mtime));
+  writer.push({ k: "mtime", id: task.id, mtimeMs: mtime });
   return subdirs.filter((d) => opts.recurse === "all" || d.isNew);
 }
 

@@ -1,0 +1,133 @@
+/**
+ * The scan writer's thread (scan-writer.ts starts it): a connection of its
+ * own to the database that applies scans' row writes, so that a scan's
+ * inserts (most of a first scan's time: ~50 µs a row on a table with this
+ * many indexes) never hold the server's event loop.
+ *
+ * Ops arrive in small messages, each applied at once inside the open
+ * transaction (the objects die young on both threads: queued ops kept for
+ * a whole transaction were promoted to V8's old generation and grew the
+ * heap). The transaction commits when it has lasted its budget, when a
+ * message asks for it (`sync`), or when no message came for IDLE_COMMIT_MS;
+ * a commit acknowledges every message applied in it ({ upTo }).
+ *
+ * It imports nothing of Attic's but scan-writes.ts and db/worker-db.ts: the
+ * build bundles it on its own (scripts/build.ts), and from a checkout Node
+ * runs this file as is.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { type DbWorkerData, openWorkerDb } from "../../db/worker-db.ts";
+import { scanWrites, type WriteOp } from "./scan-writes.ts";
+
+/** What the main thread passes: the database and this connection's settings while scans run. */
+export interface ScanWriterData extends DbWorkerData {
+  cacheKib: number;
+  autocheckpoint: number;
+}
+
+/** A message: ops to apply (numbered), with how long a transaction may last, or "close". */
+export interface ScanWriterMessage {
+  seq: number;
+  /**
+   * The writer (one scan or sync) the ops belong to. Once a transaction
+   * holding some of its ops failed, its later ops are refused, not applied:
+   * they may depend on the rows rolled back (a directory's mtime stored
+   * without its children would hide them from every quick rescan).
+   */
+  writer?: number;
+  ops: WriteOp[];
+  budgetMs: number;
+  /** Commit right after these ops. */
+  sync?: boolean;
+}
+
+/**
+ * A reply: every message up to `upTo` is committed (`ms`: the transaction's
+ * time, `rows`: its ops), or was rolled back with the transaction (`error`).
+ */
+export type ScanWriterReply =
+  | { upTo: number; ms: number; rows: number }
+  | { upTo: number; error: string }
+  /** One message refused (its writer failed before), the transaction open meanwhile untouched. */
+  | { only: number; error: string };
+
+/** A transaction no message added to for this long commits (the walk may be waiting on the host). */
+const IDLE_COMMIT_MS = 5;
+
+const data = workerData as ScanWriterData;
+const db = openWorkerDb(data);
+// The server's own connection settings (src/db/client.ts) that matter to writes, and the scan's.
+db.pragma("synchronous = NORMAL");
+db.pragma("foreign_keys = ON");
+db.pragma("busy_timeout = 5000");
+db.pragma("temp_store = MEMORY");
+db.pragma(`cache_size = ${-data.cacheKib}`);
+db.pragma(`wal_autocheckpoint = ${data.autocheckpoint}`);
+const writes = scanWrites(db);
+
+/** The open transaction: when it began, its ops, the last message applied in it, the writers in it. */
+let open: { t0: number; rows: number; upTo: number; writers: Set<number> } | undefined;
+/** Writers whose ops a failed transaction held. */
+const failed = new Set<number>();
+let idleTimer: NodeJS.Timeout | undefined;
+
+function commit(): void {
+  clearTimeout(idleTimer);
+  if (!open) return;
+  const tx = open;
+  open = undefined;
+  try {
+    writes.commit();
+    parentPort?.postMessage({
+      upTo: tx.upTo,
+      ms: performance.now() - tx.t0,
+      rows: tx.rows,
+    } satisfies ScanWriterReply);
+  } catch (err) {
+    fail(tx.upTo, tx.writers, err);
+  }
+}
+
+function fail(upTo: number, writers: Set<number>, err: unknown): void {
+  for (const w of writers) failed.add(w);
+  try {
+    writes.rollback();
+  } catch {}
+  parentPort?.postMessage({
+    upTo,
+    error: err instanceof Error ? err.message : String(err),
+  } satisfies ScanWriterReply);
+}
+
+parentPort?.on("message", (msg: ScanWriterMessage | "close") => {
+  if (msg === "close") {
+    commit();
+    db.close();
+    parentPort?.close();
+    return;
+  }
+  if (msg.writer !== undefined && failed.has(msg.writer)) {
+    parentPort?.postMessage({
+      only: msg.seq,
+      error: "an earlier write of this scan failed",
+    } satisfies ScanWriterReply);
+    return;
+  }
+  clearTimeout(idleTimer);
+  const writers = open?.writers ?? new Set<number>();
+  if (msg.writer !== undefined) writers.add(msg.writer);
+  try {
+    if (!open) {
+      writes.begin();
+      open = { t0: performance.now(), rows: 0, upTo: msg.seq, writers };
+    }
+    for (const op of msg.ops) writes.apply(op);
+    open.rows += msg.ops.length;
+    open.upTo = msg.seq;
+  } catch (err) {
+    open = undefined;
+    return fail(msg.seq, writers, err);
+  }
+  if (msg.sync || performance.now() - open.t0 >= msg.budgetMs) commit();
+  else idleTimer = setTimeout(commit, IDLE_COMMIT_MS);
+});

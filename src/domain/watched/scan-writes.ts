@@ -1,0 +1,190 @@
+import type Database from "better-sqlite3";
+
+/*
+ * The row writes of scans, as data (WriteOp) and as the statements that
+ * apply them. Shared by the server's own connection (watched.repo.ts) and
+ * the scan writer's thread (scan-writer-worker.ts), so it imports nothing
+ * of Attic's but types: the thread's bundle carries it alone.
+ */
+
+/** Columns of a new host-backed row. */
+export interface NewEntry {
+  id: string;
+  organization_id: string;
+  owner_id: string | null;
+  parent_id: string | null;
+  name: string;
+  path: string;
+  type: "file" | "directory";
+  size: number;
+  mime_type: string;
+  watched_folder_id: string;
+  host_rel_path: string;
+  host_mtime_ms: number | null;
+  now: string;
+  updated_at: string;
+  /** The access root it inherits (its parent's acl_id). */
+  acl_id: string | null;
+}
+
+/** A file row moved to another name and/or directory of its folder (a rename or move on the host). */
+export interface MovedEntry {
+  id: string;
+  parentId: string;
+  name: string;
+  path: string;
+  rel: string;
+  mime: string;
+  /** The access root it now inherits. */
+  acl: string | null;
+}
+
+/** New size and mtime of a host file whose row is kept. */
+export interface NewFacts {
+  id: string;
+  size: number;
+  host_mtime_ms: number;
+  updated_at: string;
+}
+
+/** The scan's progress columns of its watched folder (written beside its rows). */
+export interface ScanProgress {
+  files_seen: number;
+  scan_errors: number;
+  scan_rate: number;
+}
+
+/** One write of a scan; a batch of them is applied in one transaction. */
+export type WriteOp =
+  | { k: "insert"; row: NewEntry }
+  | { k: "facts"; facts: NewFacts }
+  | { k: "move"; move: MovedEntry }
+  | { k: "mtime"; id: string; mtimeMs: number | null }
+  | { k: "delete"; folderId: string; rel: string }
+  | { k: "progress"; folderId: string; progress: ScanProgress };
+
+/**
+ * The scan's statements on connection `c`, and its bulk transaction: rows
+ * inserted inside one reach the search index in one statement (migration
+ * 0014), before anything that could delete or rename them and before
+ * commit, so other connections see the rows and their index entries
+ * together.
+ */
+export function scanWrites(c: Database.Database) {
+  const insert = c.prepare(
+    `insert into files (id, organization_id, owner_id, parent_id, name, path, type, size, mime_type, hash,
+       watched_folder_id, host_rel_path, host_mtime_ms, is_offline, is_deleted, created_at, updated_at, accessed_at,
+       acl_id)
+     values (@id, @organization_id, @owner_id, @parent_id, @name, @path, @type, @size, @mime_type, '',
+       @watched_folder_id, @host_rel_path, @host_mtime_ms, 0, 0, @now, @updated_at, @now, @acl_id)`,
+  );
+  const updateFacts = c.prepare(
+    `update files set size = @size, host_mtime_ms = @host_mtime_ms, hash = '', is_offline = 0,
+       updated_at = @updated_at where id = @id`,
+  );
+  const move = c.prepare(
+    `update files set parent_id = @parentId, name = @name, path = @path, host_rel_path = @rel, mime_type = @mime,
+       acl_id = @acl, is_offline = 0 where id = @id`,
+  );
+  const setMtime = c.prepare("update files set host_mtime_ms = ? where id = ?");
+  // Range on host_rel_path ("/" is 0x2F, "0" is 0x30) so the (watched_folder_id, host_rel_path) index serves it.
+  const delSubtree = c.prepare(
+    `delete from files where watched_folder_id = @fid and
+       (host_rel_path = @rel or (host_rel_path >= @rel || '/' and host_rel_path < @rel || '0'))`,
+  );
+  const delSome = c.prepare(
+    `delete from files where rowid in (select rowid from files indexed by files_watched_idx
+       where watched_folder_id = ? and host_rel_path <> '' limit ?)`,
+  );
+  const progress = c.prepare(
+    "update watched_folders set files_seen = @files_seen, scan_errors = @scan_errors, scan_rate = @scan_rate where id = @id",
+  );
+  const begin = c.prepare("begin immediate");
+  const commit = c.prepare("commit");
+  const rollback = c.prepare("rollback");
+  const deferIndex = c.prepare("insert into files_fts_deferred (scan) values (1)");
+  const undeferIndex = c.prepare("delete from files_fts_deferred");
+  const indexRows = c.prepare(
+    `insert into files_fts (rowid, name, path)
+     select rowid, name || '  ', case when type = 'directory' then path || '  ' else '' end
+     from files where rowid in (select value from json_each(?))`,
+  );
+  /** Rowids inserted in the running bulk transaction and not yet in the search index; undefined outside one. */
+  let unindexed: number[] | undefined;
+  /** Indexes the rows inserted so far; runs before any change that fires the index's delete or update trigger. */
+  const indexInserted = () => {
+    if (unindexed === undefined || unindexed.length === 0) return;
+    indexRows.run(JSON.stringify(unindexed));
+    unindexed = [];
+  };
+
+  const writes = {
+    insertEntry: (row: NewEntry) => {
+      const { lastInsertRowid } = insert.run(row);
+      unindexed?.push(Number(lastInsertRowid));
+    },
+    updateFacts: (f: NewFacts) => updateFacts.run(f),
+    moveEntry: (m: MovedEntry) => {
+      indexInserted();
+      move.run(m);
+    },
+    setDirMtime: (id: string, mtimeMs: number | null) => setMtime.run(mtimeMs, id),
+    /** Deletes the row at `rel` and everything below it (cascades to playback positions and tags). */
+    deleteSubtree: (folderId: string, rel: string) => {
+      indexInserted();
+      delSubtree.run({ fid: folderId, rel });
+    },
+    /** Deletes up to `limit` rows of the folder, never its mount directory; answers how many went. */
+    deleteSome: (folderId: string, limit: number) => {
+      indexInserted();
+      return delSome.run(folderId, limit).changes;
+    },
+    setProgress: (folderId: string, p: ScanProgress) => progress.run({ id: folderId, ...p }),
+    /** Applies one op. */
+    apply(op: WriteOp): void {
+      if (op.k === "insert") writes.insertEntry(op.row);
+      else if (op.k === "facts") writes.updateFacts(op.facts);
+      else if (op.k === "move") writes.moveEntry(op.move);
+      else if (op.k === "mtime") writes.setDirMtime(op.id, op.mtimeMs);
+      else if (op.k === "delete") writes.deleteSubtree(op.folderId, op.rel);
+      else writes.setProgress(op.folderId, op.progress);
+    },
+    /** Runs `fn` in one transaction whose inserted rows reach the search index in bulk. */
+    /**
+     * An open-ended bulk transaction, for a thread that applies ops as they
+     * arrive (scan-writer-worker.ts): begin(), apply()..., then commit() or,
+     * after an error, rollback().
+     */
+    begin(): void {
+      begin.run();
+      deferIndex.run();
+      unindexed = [];
+    },
+    commit(): void {
+      indexInserted();
+      undeferIndex.run();
+      commit.run();
+      unindexed = undefined;
+    },
+    rollback(): void {
+      unindexed = undefined;
+      if (c.inTransaction) rollback.run();
+    },
+    bulkTransaction: <T>(fn: () => T): T =>
+      c.transaction(() => {
+        deferIndex.run();
+        unindexed = [];
+        try {
+          const out = fn();
+          indexInserted();
+          undeferIndex.run();
+          return out;
+        } finally {
+          unindexed = undefined;
+        }
+      })(),
+  };
+  return writes;
+}
+
+export type ScanWrites = ReturnType<typeof scanWrites>;
