@@ -89,7 +89,7 @@ export const ATTIC_UNDER_TEST =
  * Starts Attic (`build/attic serve --port 0`, or `node src/main.ts` without a
  * build) on a fresh (or given) data dir, pinned to the server CPU, and logs in as admin.
  */
-export async function startAttic(opts: { dataDir?: string } = {}): Promise<AtticProcess> {
+export async function startAttic(opts: { dataDir?: string; unpinned?: boolean } = {}): Promise<AtticProcess> {
   mkdirSync(WORK, { recursive: true });
   const dataDir = opts.dataDir ?? mkdtempSync(join(WORK, "data-"));
   const fromBuild = ATTIC_UNDER_TEST === "build/attic";
@@ -103,7 +103,8 @@ export async function startAttic(opts: { dataDir?: string } = {}): Promise<Attic
     "--data-dir",
     dataDir,
   ];
-  const [cmd, a] = pinned(SRV_CPU, fromBuild ? BINARY : process.execPath, args);
+  const exe = fromBuild ? BINARY : process.execPath;
+  const [cmd, a] = opts.unpinned ? [exe, args] : pinned(SRV_CPU, exe, args);
   const child = spawn(cmd, a, { env: atticEnv(), stdio: ["ignore", "pipe", "pipe"], cwd: WORK });
   const url = await waitListening(child);
   const login = await fetch(`${url}/api/v1/auth/login`, {
