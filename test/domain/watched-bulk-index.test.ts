@@ -17,6 +17,7 @@ import { hashPending } from "../../src/domain/watched/hasher.ts";
 import { newMovePool } from "../../src/domain/watched/moves.ts";
 import { type DirTask, newStats, type ScanOptions } from "../../src/domain/watched/scan-types.ts";
 import { syncTree } from "../../src/domain/watched/scanner.ts";
+import { countFiles, dirRels } from "../../src/domain/watched/slices.ts";
 import { createWatchedRepo, type WatchedRepo } from "../../src/domain/watched/watched.repo.ts";
 import { createLogger } from "../../src/log.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
@@ -151,6 +152,25 @@ describe("bulk search indexing of watched scans", () => {
       )
       .get(fid) as { n: number };
     expect(orphans.n).toBe(0);
+  });
+
+  it("counts files and lists directories in slices, the same as one statement", async () => {
+    for (let i = 0; i < 300; i++) write(`Music/${i % 12}/${i % 5 === 0 ? "sub/" : ""}track ${i}.flac`, "");
+    write("zz-last.txt");
+    await scan();
+    const all = db.$client
+      .prepare(
+        "SELECT host_rel_path AS rel FROM files WHERE watched_folder_id = ? AND type = 'directory' ORDER BY host_rel_path",
+      )
+      .all(fid)
+      .map((r) => (r as { rel: string }).rel);
+    expect(all.length).toBe(1 + 1 + 12 + 12);
+    for (const size of [1, 7, 64, 10_000]) {
+      expect(await countFiles(repo, fid, size)).toBe(301);
+      expect(await dirRels(repo, fid, size)).toEqual(all);
+    }
+    expect(repo.countFiles(fid)).toBe(301);
+    expect(repo.hasFiles(fid)).toBe(true);
   });
 
   it("writes on the server's connection when the scan writer's thread is gone, with the same rows", async () => {

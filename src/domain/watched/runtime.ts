@@ -11,6 +11,7 @@ import { MERGE_AFTER_ROWS, mergeIndex } from "./index-merge.ts";
 import { newMovePool } from "./moves.ts";
 import { type DirTask, newStats, type ScanStats, type ScanTarget } from "./scan-types.ts";
 import { syncTree } from "./scanner.ts";
+import { countFiles, dirRels } from "./slices.ts";
 import type { FolderProgress, WatchedFolderRow, WatchedRepo } from "./watched.repo.ts";
 
 /** How often an offline folder's host path is probed for its return. */
@@ -122,7 +123,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     let reason: string | undefined;
     if (!root) reason = "host folder is missing (drive unmounted or removed?)";
     else if (root !== row.path) reason = "host folder now resolves to another place";
-    else if ((await listDir(root)).entries.length === 0 && repo.countFiles(row.id) > 0) {
+    else if ((await listDir(root)).entries.length === 0 && repo.hasFiles(row.id)) {
       reason = await emptyRootReason(row, root);
     }
     if (!reason) return root;
@@ -209,7 +210,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       await syncTree(repo, target(st, row, root), [task], scanOptions(st, stats, full, "all"));
       // Counting a million rows costs ~0.3 s: a scan that added, changed and removed nothing keeps the count.
       const unchanged = stats.indexed + stats.removed === 0 && row.last_scan_finished_at !== null;
-      files_indexed = unchanged ? row.files_indexed : repo.countFiles(st.id);
+      files_indexed = unchanged ? row.files_indexed : await countFiles(repo, st.id);
     } finally {
       release();
       clearInterval(reporter);
@@ -297,7 +298,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     if (st.watch) return setStatus(st, "watching", null);
     if (st.pollTimer) return setStatus(st, "polling", st.pollReason ?? null);
     if (!cfg.live) return startPolling(st, "live watching is off (watch.live = false)");
-    const dirs = repo.dirRels(st.id);
+    const dirs = await dirRels(repo, st.id);
     const max = maxUserWatches();
     if (max !== undefined && dirs.length > max * WATCH_BUDGET) {
       const why = `${dirs.length} directories exceed the inotify budget (${max}); raise fs.inotify.max_user_watches`;
@@ -396,7 +397,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     await syncTree(repo, target(st, row, root), [...tasks.values()], opts);
     record(stats);
     if (stats.indexed + stats.removed > 0)
-      repo.updateFolder(st.id, { files_indexed: repo.countFiles(st.id) });
+      repo.updateFolder(st.id, { files_indexed: await countFiles(repo, st.id) });
     kickHasher(st, root);
   }
 

@@ -89,12 +89,27 @@ export function createWatchedRepo(db: Db, opts: { scanThread?: boolean } = {}) {
     `select id, path, host_mtime_ms as knownMtime, acl_id as acl from files
      where watched_folder_id = ? and host_rel_path = '' and is_deleted = 0`,
   );
-  const dirRels = c.prepare<[string], { rel: string }>(
-    `select host_rel_path as rel from files
-     where watched_folder_id = ? and type = 'directory' and is_deleted = 0`,
-  );
   const countFiles = c.prepare<[string], { n: number }>(
     "select count(*) as n from files where watched_folder_id = ? and type = 'file' and is_deleted = 0",
+  );
+  const anyFile = c.prepare<[string], { x: number }>(
+    "select 1 as x from files where watched_folder_id = ? and type = 'file' and is_deleted = 0 limit 1",
+  );
+  // Slices of a folder's rows in host path order (slices.ts): bounds from the index alone, then the rows between.
+  const relAt = c.prepare<[string, string, number], { rel: string }>(
+    `select host_rel_path as rel from files indexed by files_watched_idx
+     where watched_folder_id = ? and host_rel_path > ? order by host_rel_path limit 1 offset ?`,
+  );
+  const lastRel = c.prepare<[string], { rel: string | null }>(
+    "select max(host_rel_path) as rel from files indexed by files_watched_idx where watched_folder_id = ?",
+  );
+  const countFilesIn = c.prepare<[string, string, string], { n: number }>(
+    `select count(*) as n from files indexed by files_watched_idx
+     where watched_folder_id = ? and host_rel_path > ? and host_rel_path <= ? and type = 'file' and is_deleted = 0`,
+  );
+  const dirRelsIn = c.prepare<[string, string, string], { rel: string }>(
+    `select host_rel_path as rel from files indexed by files_watched_idx
+     where watched_folder_id = ? and host_rel_path > ? and host_rel_path <= ? and type = 'directory' and is_deleted = 0`,
   );
   const unhashed = c.prepare<[string, string, number], { id: string; host_rel_path: string; size: number }>(
     `select id, host_rel_path, size from files indexed by files_watched_idx
@@ -183,9 +198,19 @@ export function createWatchedRepo(db: Db, opts: { scanThread?: boolean } = {}) {
       if (!scanThread?.post({ k: "progress", folderId: fid, progress: p })) writes.setProgress(fid, p);
     },
     setOffline: (fid: string, offline: boolean) => setOffline.run(offline ? 1 : 0, fid, offline ? 1 : 0),
+    /** Live file rows of the folder, counted in one statement (~0.5 s at 1M rows: slices.ts counts in slices). */
     countFiles: (fid: string) => countFiles.get(fid)?.n ?? 0,
-    /** Host paths of every indexed directory of the folder ("" is the root). */
-    dirRels: (fid: string) => dirRels.all(fid).map((r) => r.rel),
+    /** Whether the folder has any live file row. */
+    hasFiles: (fid: string) => anyFile.get(fid) !== undefined,
+    /** The host path `offset` rows past `after` in the folder, in host path order (from the index alone). */
+    relAt: (fid: string, after: string, offset: number) => relAt.get(fid, after, offset)?.rel,
+    /** The folder's last host path, if it has rows past its mount. */
+    lastRel: (fid: string) => lastRel.get(fid)?.rel ?? undefined,
+    /** Live file rows with host paths in (after, upTo]. */
+    countFilesIn: (fid: string, after: string, upTo: string) => countFilesIn.get(fid, after, upTo)?.n ?? 0,
+    /** Host paths of live directories in (after, upTo]. */
+    dirRelsIn: (fid: string, after: string, upTo: string) =>
+      dirRelsIn.all(fid, after, upTo).map((r) => r.rel),
     /** The directory row that mounts the folder in the tree, with the root's last seen mtime. */
     mountRow: (fid: string) => mount.get(fid),
     /** Files without a hash after host path `after`, in host path order (keyset pages: one pass is linear). */
