@@ -4,6 +4,7 @@ import type { Logger } from "../log.ts";
 import { fileActivity } from "../platform/file-activity.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
 import * as schema from "./schema.ts";
+import { CONNECTION_PRAGMAS } from "./worker-db.ts";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -26,10 +27,7 @@ export function openDb(opts: OpenDbOptions): Db {
     ? new TimedDatabase(opts.file, options, opts.onQuery)
     : new Database(opts.file, options);
   sqlite.pragma("journal_mode = WAL");
-  sqlite.pragma("synchronous = NORMAL");
-  sqlite.pragma("foreign_keys = ON");
-  sqlite.pragma("busy_timeout = 5000");
-  sqlite.pragma("temp_store = MEMORY");
+  for (const pragma of CONNECTION_PRAGMAS) sqlite.pragma(pragma);
   sqlite.pragma("cache_size = -65536");
   migrate(sqlite, opts.log);
   return drizzle({ client: sqlite, schema, logger: false }) as Db;

@@ -10,6 +10,18 @@
  */
 import Database from "better-sqlite3";
 
+/**
+ * Settings of every connection that writes the server's data, opened in
+ * db/client.ts or on a thread: journal mode aside (it is the database's,
+ * set once), each connection sets these for itself.
+ */
+export const CONNECTION_PRAGMAS = [
+  "synchronous = NORMAL",
+  "foreign_keys = ON",
+  "busy_timeout = 5000",
+  "temp_store = MEMORY",
+] as const;
+
 /** What the main thread passes to a database thread. */
 export interface DbWorkerData {
   file: string;

@@ -6,6 +6,7 @@ import { type Db, movesWatch, openDb } from "../../src/db/client.ts";
 import { mergeIndex } from "../../src/domain/watched/index-merge.ts";
 import { createWatchedRepo } from "../../src/domain/watched/watched.repo.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
+import { insertOrganization } from "../helpers/tree-seed.ts";
 
 /**
  * The search index's merge after big scans (index-merge.ts) on a real
@@ -31,11 +32,7 @@ describe("merging the search index", () => {
     db = openDb({ file: join(dir, "attic.db") });
     const c = db.$client;
     const now = nowIso();
-    c.prepare("INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, 'O', ?, ?)").run(
-      org,
-      now,
-      now,
-    );
+    insertOrganization(c, org);
     const insert = c.prepare(
       `INSERT INTO files (id, organization_id, name, path, type, mime_type, created_at, updated_at, accessed_at)
        VALUES (?, ?, ?, ?, 'file', 'image/jpeg', ?, ?, ?)`,

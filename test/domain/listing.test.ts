@@ -6,6 +6,7 @@ import { openDb, withoutMoves } from "../../src/db/client.ts";
 import type { AccessView } from "../../src/domain/access/access.ts";
 import { createFilesRepo } from "../../src/domain/files/files.repo.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
+import { insertOrganization } from "../helpers/tree-seed.ts";
 
 /**
  * Deep pages of a directory are found from remembered positions
@@ -26,11 +27,7 @@ describe("directory pages from remembered positions", () => {
 
   const org = newId();
   const now = nowIso();
-  c.prepare("INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, 'O', ?, ?)").run(
-    org,
-    now,
-    now,
-  );
+  insertOrganization(c, org);
   const insert = c.prepare(
     `INSERT INTO files (id, organization_id, parent_id, name, path, type, mime_type, acl_id, created_at, updated_at, accessed_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -6,12 +6,23 @@
  * writes; test/api/search-index.test.ts covers the index through the files
  * API itself.
  */
+import type Database from "better-sqlite3";
 import { eq } from "drizzle-orm";
 import type { Db } from "../../src/db/client.ts";
 import { files, organizations, roles, userRoles, users } from "../../src/db/schema.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
 import { createPasswordHasher } from "../../src/platform/passwords.ts";
 import type { TestServer } from "./server.ts";
+
+/** An organization row `id` (named "O"), straight into a connection: the domain tests' first row. */
+export function insertOrganization(c: Database.Database, id: string): void {
+  const now = nowIso();
+  c.prepare("INSERT INTO organizations (id, name, created_at, updated_at) VALUES (?, 'O', ?, ?)").run(
+    id,
+    now,
+    now,
+  );
+}
 
 /** The organization id in an access token. */
 export function orgOfToken(token: string): string {

@@ -61,12 +61,12 @@ export interface WriteStats {
 /**
  * Queues row writes and applies them in transactions sized to last about
  * the budget (commit included). A writer that fills a whole transaction
- * hands its transactions to the scan writer's thread (scan-writer.ts) from
- * then on, and the walk goes on while one is written (a second waits its
- * turn queued here); small syncs (a live change in one directory) and a
- * database without the thread write on the server's connection, yielding
- * to the event loop between transactions: a scan of a million files never
- * holds requests back for long either way.
+ * sends its ops to the scan writer's thread (scan-writer.ts) from then on,
+ * THREAD_CHUNK at a time, and the walk goes on while they are written (it
+ * waits only when THREAD_AHEAD are not yet committed); small syncs (a live
+ * change in one directory) and a process without the thread write on the
+ * server's connection, yielding to the event loop between transactions: a
+ * scan of a million files never holds requests back for long either way.
  */
 export class BatchWriter {
   private ops: WriteOp[] = [];
@@ -87,8 +87,9 @@ export class BatchWriter {
   private writing: Promise<void> | undefined;
   /** Ops go to the scan writer's thread (from the first full transaction's worth on). */
   private threaded = false;
-  /** Messages sent to the thread and not yet committed, and their ops. */
+  /** Messages sent to the thread and not yet committed. */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Ops sent to the thread and not yet committed. */
   private ahead = 0;
   /** This writer's number on the thread (ScanWriterThread.newWriter). */
   private writerId: number | undefined;
@@ -163,9 +164,8 @@ export class BatchWriter {
     const n = this.ops.length;
     // The same budgets: a write of the server's own made meanwhile waits for the transaction (SQLite's
     // write lock); a 30 ms budget scanned no slower than 120 on the thread (200k files, build/attic).
-    const budget = this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
     this.writerId ??= thread.newWriter();
-    const sent = thread.send(this.ops, budget, sync, this.writerId).then(
+    const sent = thread.send(this.ops, this.budget(), sync, this.writerId).then(
       () => {
         this.ahead -= n;
         this.stats.written += n;
@@ -175,11 +175,10 @@ export class BatchWriter {
         }
       },
       (err: unknown) => {
-        // The transaction rolled back; what the walk queues from now on is dropped with it
-        // (the directories' mtimes were not stored: the next scan redoes them).
+        // The transaction rolled back; the walk stops at its next call, and the thread refuses this
+        // writer's later ops (the directories' mtimes were not stored: the next scan redoes them).
         this.ahead -= n;
         this.failure ??= err;
-        this.ops = [];
       },
     );
     this.ops = [];
@@ -194,9 +193,12 @@ export class BatchWriter {
     this.release?.();
     this.release = undefined;
   }
+  /** How long a transaction may last now (ms). */
+  private budget(): number {
+    return this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
+  }
   private rowsPerTransaction(): number {
-    const budget = this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
-    return Math.max(16, Math.floor(budget / this.rowCost));
+    return Math.max(16, Math.floor(this.budget() / this.rowCost));
   }
   /**
    * One drain runs at a time: two side by side would each take a
@@ -250,7 +252,7 @@ export class BatchWriter {
    */
   private writeHere(batch: WriteOp[]): { written: number; ms: number } {
     const t0 = performance.now();
-    const budget = this.busy() ? BUSY_BUDGET_MS : IDLE_BUDGET_MS;
+    const budget = this.budget();
     let i = 0;
     this.repo.bulkTransaction(() => {
       while (i < batch.length && (i % 16 !== 15 || performance.now() - t0 < budget / 2))

@@ -208,7 +208,8 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     try {
       const task: DirTask = { rel: "", ...mount, isNew: false };
       await syncTree(repo, target(st, row, root), [task], scanOptions(st, stats, full, "all"));
-      // Counting a million rows costs ~0.3 s: a scan that added, changed and removed nothing keeps the count.
+      // Counting reads every row of the folder (in slices): a scan that added, changed and removed nothing
+      // keeps the count.
       const unchanged = stats.indexed + stats.removed === 0 && row.last_scan_finished_at !== null;
       files_indexed = unchanged ? row.files_indexed : await countFiles(repo, st.id);
     } finally {

@@ -16,7 +16,7 @@
  * runs this file as is.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { type DbWorkerData, openWorkerDb } from "../../db/worker-db.ts";
+import { CONNECTION_PRAGMAS, type DbWorkerData, openWorkerDb } from "../../db/worker-db.ts";
 import { scanWrites, type WriteOp } from "./scan-writes.ts";
 
 /** What the main thread passes: the database and this connection's settings while scans run. */
@@ -41,12 +41,9 @@ export interface ScanWriterMessage {
   sync?: boolean;
 }
 
-/**
- * A reply: every message up to `upTo` is committed (`ms`: the transaction's
- * time, `rows`: its ops), or was rolled back with the transaction (`error`).
- */
+/** A reply: every message up to `upTo` is committed, or was rolled back with the transaction (`error`). */
 export type ScanWriterReply =
-  | { upTo: number; ms: number; rows: number }
+  | { upTo: number }
   | { upTo: number; error: string }
   /** One message refused (its writer failed before), the transaction open meanwhile untouched. */
   | { only: number; error: string };
@@ -56,17 +53,14 @@ const IDLE_COMMIT_MS = 5;
 
 const data = workerData as ScanWriterData;
 const db = openWorkerDb(data);
-// The server's own connection settings (src/db/client.ts) that matter to writes, and the scan's.
-db.pragma("synchronous = NORMAL");
-db.pragma("foreign_keys = ON");
-db.pragma("busy_timeout = 5000");
-db.pragma("temp_store = MEMORY");
+// The server's own connection settings (foreign keys: deletes cascade to positions and tags), and the scan's.
+for (const pragma of CONNECTION_PRAGMAS) db.pragma(pragma);
 db.pragma(`cache_size = ${-data.cacheKib}`);
 db.pragma(`wal_autocheckpoint = ${data.autocheckpoint}`);
 const writes = scanWrites(db);
 
-/** The open transaction: when it began, its ops, the last message applied in it, the writers in it. */
-let open: { t0: number; rows: number; upTo: number; writers: Set<number> } | undefined;
+/** The open transaction: when it began, the last message applied in it, the writers in it. */
+let open: { t0: number; upTo: number; writers: Set<number> } | undefined;
 /** Writers whose ops a failed transaction held. */
 const failed = new Set<number>();
 let idleTimer: NodeJS.Timeout | undefined;
@@ -78,11 +72,7 @@ function commit(): void {
   open = undefined;
   try {
     writes.commit();
-    parentPort?.postMessage({
-      upTo: tx.upTo,
-      ms: performance.now() - tx.t0,
-      rows: tx.rows,
-    } satisfies ScanWriterReply);
+    parentPort?.postMessage({ upTo: tx.upTo } satisfies ScanWriterReply);
   } catch (err) {
     fail(tx.upTo, tx.writers, err);
   }
@@ -119,10 +109,9 @@ parentPort?.on("message", (msg: ScanWriterMessage | "close") => {
   try {
     if (!open) {
       writes.begin();
-      open = { t0: performance.now(), rows: 0, upTo: msg.seq, writers };
+      open = { t0: performance.now(), upTo: msg.seq, writers };
     }
     for (const op of msg.ops) writes.apply(op);
-    open.rows += msg.ops.length;
     open.upTo = msg.seq;
   } catch (err) {
     open = undefined;

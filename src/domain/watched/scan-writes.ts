@@ -117,6 +117,16 @@ export function scanWrites(c: Database.Database) {
     indexRows.run(JSON.stringify(unindexed));
     unindexed = [];
   };
+  /** Inside a transaction: inserts from now on skip the index's trigger, and are indexed in bulk. */
+  const startBulk = () => {
+    deferIndex.run();
+    unindexed = [];
+  };
+  /** Indexes what is left and gives the trigger back, before commit. */
+  const endBulk = () => {
+    indexInserted();
+    undeferIndex.run();
+  };
 
   const writes = {
     insertEntry: (row: NewEntry) => {
@@ -157,12 +167,10 @@ export function scanWrites(c: Database.Database) {
      */
     begin(): void {
       begin.run();
-      deferIndex.run();
-      unindexed = [];
+      startBulk();
     },
     commit(): void {
-      indexInserted();
-      undeferIndex.run();
+      endBulk();
       commit.run();
       unindexed = undefined;
     },
@@ -172,12 +180,10 @@ export function scanWrites(c: Database.Database) {
     },
     bulkTransaction: <T>(fn: () => T): T =>
       c.transaction(() => {
-        deferIndex.run();
-        unindexed = [];
+        startBulk();
         try {
           const out = fn();
-          indexInserted();
-          undeferIndex.run();
+          endBulk();
           return out;
         } finally {
           unindexed = undefined;
