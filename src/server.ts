@@ -205,13 +205,13 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     "the RPC services",
   );
   const hot = hotPaths(ctx, limits);
-  const secured = withSecurityHeaders<Handler>((req, res) => {
-    if (isRpcPath(req.url)) rpc(req, res);
-    else if (!hot(req, res)) rest(req, res);
-  });
+  // The hot paths write the security headers with the rest of their head (securedHead).
+  const rpcSecured = withSecurityHeaders<Handler>(rpc);
+  const restSecured = withSecurityHeaders<Handler>(rest);
   const handler: Handler = (req, res) => {
     activity.note();
-    secured(req, res);
+    if (isRpcPath(req.url)) rpcSecured(req, res);
+    else if (!hot(req, res)) restSecured(req, res);
   };
 
   let listener: Listener | undefined;

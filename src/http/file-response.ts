@@ -113,9 +113,12 @@ export async function sendContent(
  * leaves mid-download ends the response; nothing is thrown after the head.
  */
 export async function writeContent(
-  out: Writable & { writeHead(status: number, head: Record<string, string>): unknown; destroy(): unknown },
+  out: Writable & {
+    writeHead(status: number, head: Record<string, string> | string[]): unknown;
+    destroy(): unknown;
+  },
   status: number,
-  head: Record<string, string>,
+  head: Record<string, string> | string[],
   content: OpenedContent,
   part: { start: number; end: number },
   log: Logger | undefined,

@@ -9,6 +9,7 @@ import { resolveClientIp } from "../platform/client-ip.ts";
 import { isId } from "../platform/ids.ts";
 import { countRequest, type RateLimiter, type RateLimits } from "../platform/rate-limiter.ts";
 import { requestIdOf } from "../platform/request-id.ts";
+import { securedHead } from "../platform/security-headers.ts";
 import { planContent, writeContent } from "./file-response.ts";
 import { toAppError } from "./on-error.ts";
 
@@ -122,7 +123,7 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
     };
     const fail = (err: AppError, extra?: Record<string, string>) => {
       status = err.status;
-      sendJson(req, res, status, { ...head, ...extra }, JSON.stringify(errorBody(err)));
+      sendJson(req, res, status, extra ? { ...head, ...extra } : head, JSON.stringify(errorBody(err)));
     };
     try {
       if (st !== undefined) {
@@ -175,14 +176,14 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
       if (plan.kind === "error") return fail(plan.error, plan.headers);
       status = plan.status;
       if (plan.kind === "head") {
-        res.writeHead(plan.status, { ...head, ...plan.headers });
+        res.writeHead(plan.status, securedHead(head, plan.headers));
         res.end();
         return;
       }
       const missing = await writeContent(
         res,
         plan.status,
-        { ...head, ...plan.headers },
+        securedHead(head, plan.headers),
         opened,
         plan.part,
         ctx.log,
@@ -215,7 +216,7 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
   }
 }
 
-/** A JSON answer with its length; HEAD gets the head alone. */
+/** A JSON answer with its length and the security headers; HEAD gets the head alone. */
 function sendJson(
   req: Req,
   res: ServerResponse,
@@ -223,11 +224,11 @@ function sendJson(
   head: Record<string, string>,
   body: string | Buffer,
 ) {
-  res.writeHead(status, {
-    ...head,
-    "content-type": "application/json",
-    "content-length": String(typeof body === "string" ? Buffer.byteLength(body) : body.length),
-  });
+  const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+  res.writeHead(
+    status,
+    securedHead(head, { "content-type": "application/json", "content-length": String(length) }),
+  );
   if (req.method === "HEAD") res.end();
   else res.end(body);
 }
