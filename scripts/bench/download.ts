@@ -1,11 +1,13 @@
+import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { DownloadFileRequestSchema } from "../../src/gen/attic/v1/file_pb.ts";
+import { REF_TOKEN } from "./hono-ref.ts";
 import { type AtticProcess, startAttic, uploadWithCurl, WORK } from "./lib/attic.ts";
 import { bigFile, GiB, largestFile, warm } from "./lib/data.ts";
 import { startNginx } from "./lib/nginx.ts";
-import { CLI_CPU, run } from "./lib/proc.ts";
+import { CLI_CPU, freePort, pinned, run, SRV_CPU, stopChild, waitPort } from "./lib/proc.ts";
 import { type Figure, figure, say } from "./lib/report.ts";
 import { median } from "./lib/stats.ts";
 import { wrk } from "./lib/wrk.ts";
@@ -103,7 +105,10 @@ async function rangeUrl(a: AtticProcess, id: string): Promise<string | undefined
 
 /**
  * Download of a 1 GiB file and random 64 KiB / 1 MiB ranges: Attic against
- * nginx (1 worker, sendfile) serving Attic's own blob of the same upload.
+ * nginx (1 worker, sendfile) serving Attic's own blob of the same upload,
+ * and against the bare Node server of node-ref.ts on the same blob (Node
+ * has no sendfile: it shows what reading into memory and writing to the
+ * socket allows).
  */
 export async function downloadBench(): Promise<Figure[]> {
   const src = await bigFile();
@@ -113,18 +118,30 @@ export async function downloadBench(): Promise<Figure[]> {
     const blob = largestFile(join(a.dataDir, "blobs")) ?? largestFile(a.dataDir);
     if (!blob || blob.size !== GiB) throw new Error("cannot find the uploaded blob under the data dir");
     const ngx = await startNginx(dirname(blob.path));
+    const port = await freePort();
+    const [cmd, args] = pinned(SRV_CPU, process.execPath, [join(import.meta.dirname, "node-ref.ts")]);
+    const nodeRef = spawn(cmd, args, {
+      env: { ...process.env, PORT: String(port), ROOT: dirname(blob.path) },
+      stdio: "inherit",
+    });
     try {
       await warm(blob.path);
+      await waitPort(port);
       const auth = `Bearer ${a.token}`;
       const atticUrl = `${a.url}/api/v1/files/${file.id}/download`;
       const ngxUrl = `${ngx.url}/${basename(blob.path)}`;
-      const full = { attic: [] as number[], ref: [] as number[] };
+      const nodeUrl = `http://127.0.0.1:${port}/${basename(blob.path)}`;
+      const nodeAuth = `Bearer ${REF_TOKEN}`;
+      const full = { attic: [] as number[], ref: [] as number[], node: [] as number[] };
       for (let i = 0; i < RUNS; i++) {
         full.attic.push(await curlGet(atticUrl, [`Authorization: ${auth}`], GiB));
         full.ref.push(await curlGet(ngxUrl, [], GiB));
+        full.node.push(await curlGet(nodeUrl, [`Authorization: ${nodeAuth}`], GiB));
       }
+      const label = "curl GET 1 GiB (warm, 1 conn)";
       const figures = [
-        mk("curl GET 1 GiB (warm, 1 conn)", "MiB/s", full.attic, full.ref, a, `median of ${RUNS}`),
+        mk(label, "MiB/s", full.attic, full.ref, a, `median of ${RUNS}`),
+        mk(label, "MiB/s", full.attic, full.node, a, `median of ${RUNS}`, BARE_NODE),
       ];
       // RPC against REST on the same server and file: FileService.DownloadFile in each protocol,
       // read by curl (the same client as REST), and Connect by a Node Connect client.
@@ -173,7 +190,7 @@ export async function downloadBench(): Promise<Figure[]> {
         return figures;
       }
       for (const length of [65536, 1048576]) {
-        const r = { attic: [] as number[], ref: [] as number[] };
+        const r = { attic: [] as number[], ref: [] as number[], node: [] as number[] };
         for (let i = 0; i < WRK_RUNS; i++) {
           const range = { fileSize: GiB, length, seed: i + 1 };
           const x = await wrk({
@@ -184,30 +201,52 @@ export async function downloadBench(): Promise<Figure[]> {
             range,
           });
           const y = await wrk({ url: ngxUrl, connections: WRK_C, seconds: WRK_D, range });
-          if (x.non2xx || y.non2xx) say(`download: non-2xx responses attic=${x.non2xx} nginx=${y.non2xx}`);
+          const z = await wrk({
+            url: nodeUrl,
+            connections: WRK_C,
+            seconds: WRK_D,
+            authorization: nodeAuth,
+            range,
+          });
+          if (x.non2xx || y.non2xx || z.non2xx)
+            say(`download: non-2xx responses attic=${x.non2xx} nginx=${y.non2xx} bare Node=${z.non2xx}`);
           r.attic.push(x.rps);
           r.ref.push(y.rps);
+          r.node.push(z.rps);
         }
         const label = `wrk random ${length === 65536 ? "64 KiB" : "1 MiB"} ranges c${WRK_C}`;
-        figures.push(mk(label, "req/s", r.attic, r.ref, a, `${basename(ranged)}, ${WRK_RUNS}x${WRK_D}s`));
+        const note = `${basename(ranged)}, ${WRK_RUNS}x${WRK_D}s`;
+        figures.push(mk(label, "req/s", r.attic, r.ref, a, note));
+        figures.push(mk(label, "req/s", r.attic, r.node, a, note, BARE_NODE));
       }
       return figures;
     } finally {
       await ngx.stop();
+      await stopChild(nodeRef);
     }
   } finally {
     await a.stop();
   }
 }
 
-function mk(metric: string, unit: string, attic: number[], ref: number[], a: AtticProcess, note: string) {
+const BARE_NODE = "bare Node (fs.read, or createReadStream past 8 MiB) + bearer";
+
+function mk(
+  metric: string,
+  unit: string,
+  attic: number[],
+  ref: number[],
+  a: AtticProcess,
+  note: string,
+  referenceName = "nginx",
+) {
   return figure({
     benchmark: "download",
     metric,
     unit,
     attic: median(attic),
     reference: median(ref),
-    referenceName: "nginx",
+    referenceName,
     higherIsBetter: true,
     atticPeakRssMiB: a.peakRssMiB(),
     atticSamples: attic,
