@@ -38,3 +38,17 @@ export function createLogger(
     destination,
   );
 }
+
+/**
+ * A logger like `log` (same bindings, level and destination) without the
+ * redaction pass, for lines whose every field Attic builds itself from
+ * values that are never secret: the per-request line (method, route, path
+ * without its query, status, duration, user id, request id). pino's
+ * redaction parses its paths and walks the object on every call: ~13 µs of
+ * a line's ~15 here, a third of a small request's CPU at the default level.
+ * Anything that logs an object from elsewhere (an error, a config, a
+ * request's headers) keeps `log`.
+ */
+export function unredacted(log: Logger): Logger {
+  return log.child({}, { redact: [] });
+}

@@ -5,6 +5,7 @@ import { type Actor, requirePermission } from "../domain/actor.ts";
 import { authenticate } from "../domain/auth/authenticate.ts";
 import { ListFilesInput } from "../domain/files/files.schemas.ts";
 import { type AppError, errorBody } from "../errors.ts";
+import { unredacted } from "../log.ts";
 import { resolveClientIp } from "../platform/client-ip.ts";
 import { isId } from "../platform/ids.ts";
 import { countRequest, type RateLimiter, type RateLimits } from "../platform/rate-limiter.ts";
@@ -48,6 +49,7 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
   const limited = ctx.cfg.rate_limit.enabled;
   const trustProxy = ctx.cfg.server.trust_proxy;
   const encoded = new WeakMap<object, Buffer>();
+  const lines = unredacted(ctx.log);
 
   function match(url: string): Hot | undefined {
     const q = url.indexOf("?");
@@ -210,8 +212,8 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
         ms: Math.round(seconds * 1000 * 10) / 10,
         user: actor?.userId,
       };
-      if (status >= 500) ctx.log.error(line, "request failed");
-      else ctx.log.info(line, "request");
+      if (status >= 500) lines.error(line, "request failed");
+      else lines.info(line, "request");
     }
   }
 }

@@ -56,7 +56,10 @@ type Overrides = { [S in keyof ConfigInput]?: Partial<NonNullable<ConfigInput[S]
  */
 export async function startServer(
   overrides: Overrides = {},
-  opts: { keepDataDir?: string } = {},
+  opts: {
+    keepDataDir?: string /** Receives the server's log lines (JSON), at overrides.log.level. */;
+    logTo?: (line: string) => void;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = opts.keepDataDir ?? mkdtempSync(join(tmpdir(), "attic-test-"));
   const flags: Record<string, Record<string, unknown>> = {
@@ -80,7 +83,11 @@ export async function startServer(
   };
   for (const s of ["media", "watch"] as const) if (overrides[s]) flags[s] = { ...overrides[s] };
   const cfg = loadConfig({ env: {}, flags });
-  const server = await buildServer(cfg, { log: createLogger(cfg.log.level) });
+  const logTo = opts.logTo;
+  const log = logTo
+    ? createLogger(cfg.log.level, { write: (line: string) => logTo(line) })
+    : createLogger(cfg.log.level);
+  const server = await buildServer(cfg, { log });
   const { port } = await server.listen();
   const url = `http://127.0.0.1:${port}`;
 

@@ -48,7 +48,7 @@ export function atticEnv(): NodeJS.ProcessEnv {
     ATTIC_RATE_LIMIT_ENABLED: "false",
     ATTIC_AUTH_INITIAL_ADMIN_PASSWORD: ADMIN_PASSWORD,
     ATTIC_AUTH_ACCESS_TOKEN_TTL: "2h",
-    ATTIC_LOG_LEVEL: "warn",
+    ATTIC_LOG_LEVEL: process.env.ATTIC_LOG_LEVEL_OVERRIDE ?? "warn",
   };
 }
 

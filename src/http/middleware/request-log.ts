@@ -1,9 +1,14 @@
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import type { Logger } from "../../log.ts";
+import { type Logger, unredacted } from "../../log.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import { requestIdOf } from "../../platform/request-id.ts";
 import type { Env } from "../env.ts";
+
+/** A public share link's path holds its token, which opens the share to anyone: logged masked. */
+const SHARE_LINK = /^\/s\/[^/]+/;
+const loggedPath = (path: string) =>
+  path.startsWith("/s/") ? path.replace(SHARE_LINK, "/s/[redacted]") : path;
 
 /** Method labels of the duration histogram; HTTP/2 lets a client send any token, which would grow it without bound. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -11,9 +16,11 @@ const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIO
 /**
  * Gives each request an id (X-Request-Id), a child logger, and on completion
  * one log line (method, route, status, duration: never headers or bodies) and
- * a duration sample.
+ * a duration sample. The line's fields are all built here, so it skips
+ * the redaction pass (`unredacted`); the handlers' logger keeps it.
  */
 export function requestLog(log: Logger, metrics: Metrics): MiddlewareHandler<Env> {
+  const lines = unredacted(log);
   return async function requestLogMiddleware(c, next) {
     const start = performance.now();
     const requestId = requestIdOf(c.req.header("x-request-id"));
@@ -28,14 +35,15 @@ export function requestLog(log: Logger, metrics: Metrics): MiddlewareHandler<Env
     const method = METHODS.has(c.req.method) ? c.req.method : "OTHER";
     metrics.httpRequestDuration.observe({ method, route, status: String(status) }, seconds);
     const line = {
+      req_id: requestId,
       method: c.req.method,
       route,
-      path: c.req.path,
+      path: loggedPath(c.req.path),
       status,
       ms: Math.round(seconds * 1000 * 10) / 10,
       user: c.get("actor")?.userId,
     };
-    if (status >= 500) child.error(line, "request failed");
-    else child.info(line, "request");
+    if (status >= 500) lines.error(line, "request failed");
+    else lines.info(line, "request");
   };
 }
