@@ -6,7 +6,7 @@ import { REF_TOKEN } from "./hono-ref.ts";
 import { startAttic, uploadWithCurl, WORK } from "./lib/attic.ts";
 import { warm } from "./lib/data.ts";
 import { startNginx } from "./lib/nginx.ts";
-import { freePort, pinned, SRV_CPU, stopChild, waitPort } from "./lib/proc.ts";
+import { freePort, pinned, SRV_CPU, statusMiB, stopChild, waitPort } from "./lib/proc.ts";
 import { type Figure, figure, say } from "./lib/report.ts";
 import { median } from "./lib/stats.ts";
 import { wrk } from "./lib/wrk.ts";
@@ -160,6 +160,25 @@ export async function pathsBench(): Promise<Figure[]> {
         );
       }
     }
+    // Issue 13 bounds Attic's RSS after this run (not its peak): read once the load is over, next to
+    // the bare Node server's after the same file requests.
+    await new Promise((r) => setTimeout(r, 2000));
+    const after = statusMiB(a.pid, "VmRSS");
+    figures.push(
+      figure({
+        benchmark: "paths",
+        metric: "RSS after the run, 2 s idle (lower is better)",
+        unit: "MiB",
+        attic: after,
+        reference: statusMiB(nodeRef.pid, "VmRSS"),
+        referenceName: "bare Node server, same run",
+        higherIsBetter: false,
+        atticPeakRssMiB: a.peakRssMiB(),
+        atticSamples: [after],
+        referenceSamples: [statusMiB(nodeRef.pid, "VmRSS")],
+        note: `anonymous ${statusMiB(a.pid, "RssAnon").toFixed(1)} MiB`,
+      }),
+    );
     return figures;
   } finally {
     await ngx?.stop();
