@@ -80,13 +80,8 @@ export class WalCheckpointer {
   private start(): Worker {
     if (this.worker) return this.worker;
     // A lost thread fails the checkpoint waiting on it.
-    const worker = startDbThread(
-      CHECKPOINT_WORKER_ASSET,
-      new URL("./checkpoint-worker.ts", import.meta.url),
-      {
-        file: this.file,
-      },
-    );
+    const source = new URL("./checkpoint-worker.ts", import.meta.url);
+    const worker = startDbThread(CHECKPOINT_WORKER_ASSET, source, { file: this.file });
     worker.on("message", (reply: CheckpointReply) => this.settle?.(reply));
     const lost = (err: Error) => {
       this.failed ??= err;

@@ -125,7 +125,7 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
     };
     const fail = (err: AppError, extra?: Record<string, string>) => {
       status = err.status;
-      sendJson(req, res, status, extra ? { ...head, ...extra } : head, JSON.stringify(errorBody(err)));
+      sendJson(req, res, status, extra ? [head, extra] : [head], JSON.stringify(errorBody(err)));
     };
     try {
       if (st !== undefined) {
@@ -154,7 +154,7 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
         requirePermission(actor, "file:read");
       }
       if (hot.route === "/api/v1/files/:id") {
-        sendJson(req, res, 200, head, JSON.stringify(files.get(actor, hot.id)));
+        sendJson(req, res, 200, [head], JSON.stringify(files.get(actor, hot.id)));
         return;
       }
       if (hot.route === FILES) {
@@ -165,7 +165,7 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
           body = Buffer.from(JSON.stringify(page));
           encoded.set(page, body);
         }
-        sendJson(req, res, 200, head, body);
+        sendJson(req, res, 200, [head], body);
         return;
       }
       const download = hot.route === "/api/v1/files/:id/download";
@@ -218,18 +218,18 @@ export function hotPaths(ctx: AppContext, limits: RateLimits): (req: Req, res: R
   }
 }
 
-/** A JSON answer with its length and the security headers; HEAD gets the head alone. */
+/** A JSON answer with its length, the headers of `parts` and the security headers; HEAD gets the head alone. */
 function sendJson(
   req: Req,
   res: ServerResponse,
   status: number,
-  head: Record<string, string>,
+  parts: Record<string, string>[],
   body: string | Buffer,
 ) {
   const length = typeof body === "string" ? Buffer.byteLength(body) : body.length;
   res.writeHead(
     status,
-    securedHead(head, { "content-type": "application/json", "content-length": String(length) }),
+    securedHead(...parts, { "content-type": "application/json", "content-length": String(length) }),
   );
   if (req.method === "HEAD") res.end();
   else res.end(body);

@@ -109,17 +109,16 @@ describe("bulk search indexing of watched scans", () => {
     )
       .map((r) => r.path)
       .sort();
+  /** The `n` of a one-row count statement. */
+  const countOf = (sql: string, ...params: unknown[]) =>
+    (db.$client.prepare(sql).get(...params) as { n: number }).n;
   /** Live file rows of the folder, in one statement (slices.ts counts the same in slices). */
   const fileRows = () =>
-    (
-      db.$client
-        .prepare(
-          "SELECT count(*) AS n FROM files WHERE watched_folder_id = ? AND type = 'file' AND is_deleted = 0",
-        )
-        .get(fid) as { n: number }
-    ).n;
-  const deferred = () =>
-    (db.$client.prepare("SELECT count(*) AS n FROM files_fts_deferred").get() as { n: number }).n;
+    countOf(
+      "SELECT count(*) AS n FROM files WHERE watched_folder_id = ? AND type = 'file' AND is_deleted = 0",
+      fid,
+    );
+  const deferred = () => countOf("SELECT count(*) AS n FROM files_fts_deferred");
 
   it("checkpoints the log on the checkpointer's thread, and leaves it copied when the scan ends", async () => {
     for (let i = 0; i < 4000; i++) write(`Big/${i % 40}/file ${i}.txt`, "");
@@ -145,19 +144,17 @@ describe("bulk search indexing of watched scans", () => {
     expect(deferred()).toBe(0);
     expect(matches("IMG_2999")).toEqual(["/Drive/Photos/29/IMG_2999.jpg"]);
     // The rows carry what the walk queued (parents, paths, host paths, mtimes of directories).
-    const dirs = db.$client
-      .prepare(
-        "SELECT count(*) AS n FROM files WHERE watched_folder_id = ? AND type = 'directory' AND host_mtime_ms IS NOT NULL",
-      )
-      .get(fid) as { n: number };
-    expect(dirs.n).toBe(32);
-    const orphans = db.$client
-      .prepare(
-        `SELECT count(*) AS n FROM files f WHERE f.watched_folder_id = ? AND f.host_rel_path <> ''
-           AND NOT EXISTS (SELECT 1 FROM files p WHERE p.id = f.parent_id AND p.path || '/' || f.name = f.path)`,
-      )
-      .get(fid) as { n: number };
-    expect(orphans.n).toBe(0);
+    const dirs = countOf(
+      "SELECT count(*) AS n FROM files WHERE watched_folder_id = ? AND type = 'directory' AND host_mtime_ms IS NOT NULL",
+      fid,
+    );
+    expect(dirs).toBe(32);
+    const orphans = countOf(
+      `SELECT count(*) AS n FROM files f WHERE f.watched_folder_id = ? AND f.host_rel_path <> ''
+         AND NOT EXISTS (SELECT 1 FROM files p WHERE p.id = f.parent_id AND p.path || '/' || f.name = f.path)`,
+      fid,
+    );
+    expect(orphans).toBe(0);
   });
 
   it("counts files and lists directories in slices, the same as one statement", async () => {
@@ -296,13 +293,10 @@ describe("bulk search indexing of watched scans", () => {
     await scan();
     let looks = 0;
     const unhashed = () =>
-      (
-        db.$client
-          .prepare(
-            "SELECT count(*) AS n FROM files WHERE watched_folder_id = ? AND type = 'file' AND hash = ''",
-          )
-          .get(fid) as { n: number }
-      ).n;
+      countOf(
+        "SELECT count(*) AS n FROM files WHERE watched_folder_id = ? AND type = 'file' AND hash = ''",
+        fid,
+      );
     const seen: number[] = [];
     const n = await hashPending(repo, fid, host, {
       concurrency: 4,
@@ -460,23 +454,25 @@ describe("bulk search indexing of watched scans", () => {
     });
     repo.bulkTransaction(() => {
       const album = row("Album", "directory");
-      repo.insertEntry(album);
-      repo.insertEntry(row("Kept.jpg", "file", album.id, "/Drive/Album"));
-      const gone = row("Gone.jpg", "file");
-      repo.insertEntry(gone);
-      repo.deleteSubtree(fid, "Gone.jpg");
+      repo.apply({ k: "insert", row: album });
+      repo.apply({ k: "insert", row: row("Kept.jpg", "file", album.id, "/Drive/Album") });
+      repo.apply({ k: "insert", row: row("Gone.jpg", "file") });
+      repo.apply({ k: "delete", folderId: fid, rel: "Gone.jpg" });
       const renamed = row("Before.jpg", "file");
-      repo.insertEntry(renamed);
-      repo.moveEntry({
-        id: renamed.id,
-        parentId: mount,
-        name: "After.jpg",
-        path: "/Drive/After.jpg",
-        rel: "After.jpg",
-        mime: "image/jpeg",
-        acl: null,
+      repo.apply({ k: "insert", row: renamed });
+      repo.apply({
+        k: "move",
+        move: {
+          id: renamed.id,
+          parentId: mount,
+          name: "After.jpg",
+          path: "/Drive/After.jpg",
+          rel: "After.jpg",
+          mime: "image/jpeg",
+          acl: null,
+        },
       });
-      repo.insertEntry(row("Last.jpg", "file"));
+      repo.apply({ k: "insert", row: row("Last.jpg", "file") });
     });
     expect(() => integrity()).not.toThrow();
     expect(matches("kept")).toEqual(["/Drive/Album/Kept.jpg"]);

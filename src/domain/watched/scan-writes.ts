@@ -159,7 +159,6 @@ export function scanWrites(c: Database.Database) {
       else if (op.k === "delete") writes.deleteSubtree(op.folderId, op.rel);
       else writes.setProgress(op.folderId, op.progress);
     },
-    /** Runs `fn` in one transaction whose inserted rows reach the search index in bulk. */
     /**
      * An open-ended bulk transaction, for a thread that applies ops as they
      * arrive (scan-writer-worker.ts): begin(), apply()..., then commit() or,
@@ -178,6 +177,7 @@ export function scanWrites(c: Database.Database) {
       unindexed = undefined;
       if (c.inTransaction) rollback.run();
     },
+    /** Runs `fn` in one transaction whose inserted rows reach the search index in bulk. */
     bulkTransaction: <T>(fn: () => T): T =>
       c.transaction(() => {
         startBulk();

@@ -162,13 +162,9 @@ export function createWatchedRepo(db: Db, opts: { scanThread?: boolean } = {}) {
     childDirs: (orgId: string, parentId: string) => childDirs.all(orgId, parentId),
     /** The row mirroring host path `rel` of folder `fid` ("" is the mount directory). */
     byRel: (fid: string, rel: string) => byRel.get(fid, rel),
+    /** Inserts a host-backed row (the mount directory; scans send WriteOps to `apply`). */
     insertEntry: writes.insertEntry,
-    updateFacts: writes.updateFacts,
-    /** Moves a file row to another name and/or directory of the folder (a rename or move on the host). */
-    moveEntry: writes.moveEntry,
     setDirMtime: writes.setDirMtime,
-    /** Deletes the row at `rel` and everything below it (cascades to playback positions and tags). */
-    deleteSubtree: writes.deleteSubtree,
     /** Deletes up to `limit` rows of the folder, never its mount directory; answers how many went. */
     deleteSome: writes.deleteSome,
     /** Applies one of a scan's writes (scan-writes.ts). */
