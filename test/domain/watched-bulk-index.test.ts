@@ -119,6 +119,16 @@ describe("bulk search indexing of watched scans", () => {
       fid,
     );
   const deferred = () => countOf("SELECT count(*) AS n FROM files_fts_deferred");
+  /** A file row under the mount that no scan wrote (as an upload into the folder would be), through the index's trigger. */
+  const uploadedUnderMount = (name: string) => {
+    const now = nowIso();
+    db.$client
+      .prepare(
+        `INSERT INTO files (id, organization_id, parent_id, name, path, type, mime_type, created_at, updated_at, accessed_at)
+         VALUES (?, ?, ?, ?, ?, 'file', 'text/plain', ?, ?, ?)`,
+      )
+      .run(newId(), org, mount, name, `/Drive/${name}`, now, now, now);
+  };
 
   it("checkpoints the log on the checkpointer's thread, and leaves it copied when the scan ends", async () => {
     for (let i = 0; i < 4000; i++) write(`Big/${i % 40}/file ${i}.txt`, "");
@@ -188,13 +198,7 @@ describe("bulk search indexing of watched scans", () => {
 
   it("fails the scan, not the server, when a batch on the thread fails", async () => {
     // A row the scan does not own holds the name its directory needs: the insert breaks the unique index.
-    const now = nowIso();
-    db.$client
-      .prepare(
-        `INSERT INTO files (id, organization_id, parent_id, name, path, type, mime_type, created_at, updated_at, accessed_at)
-         VALUES (?, ?, ?, 'Taken', '/Drive/Taken', 'file', 'text/plain', ?, ?, ?)`,
-      )
-      .run(newId(), org, mount, now, now, now);
+    uploadedUnderMount("Taken");
     for (let i = 0; i < 3000; i++) write(`Taken/${i}.txt`, "");
     for (let i = 0; i < 3000; i++) write(`Later/${i % 50}/${i}.txt`, "");
     await expect(scan()).rejects.toThrow(/UNIQUE/);
@@ -490,13 +494,7 @@ describe("bulk search indexing of watched scans", () => {
       }),
     ).toThrow("disk went away");
     expect(deferred()).toBe(0);
-    const now = nowIso();
-    db.$client
-      .prepare(
-        `INSERT INTO files (id, organization_id, parent_id, name, path, type, mime_type, created_at, updated_at, accessed_at)
-         VALUES (?, ?, ?, 'Uploaded.txt', '/Drive/Uploaded.txt', 'file', 'text/plain', ?, ?, ?)`,
-      )
-      .run(newId(), org, mount, now, now, now);
+    uploadedUnderMount("Uploaded.txt");
     expect(matches("uploaded")).toEqual(["/Drive/Uploaded.txt"]);
     expect(() => integrity()).not.toThrow();
   });
