@@ -24,6 +24,8 @@ describe.skipIf(missing("playback UI", "/usr/bin/chromium", "ffmpeg", "ffprobe")
   let media: string;
   let id: string;
   const requests: string[] = [];
+  /** The server's last log lines (requests at info, conversions' warnings), for a failure's message. */
+  const serverLog: string[] = [];
 
   beforeAll(async () => {
     media = mkdtempSync(join(tmpdir(), "attic-ui-media-"));
@@ -41,7 +43,15 @@ describe.skipIf(missing("playback UI", "/usr/bin/chromium", "ffmpeg", "ffprobe")
       join(media, "film.mkv"),
     ]);
     await buildWeb();
-    s = await startServer();
+    s = await startServer(
+      { log: { level: "info" } },
+      {
+        logTo: (line) => {
+          serverLog.push(line);
+          if (serverLog.length > 400) serverLog.shift();
+        },
+      },
+    );
     token = await s.login();
     id = (await upload(s, token, "film.mkv", readFileSync(join(media, "film.mkv")))).body.id;
     const sidecar = "1\n00:00:00,500 --> 00:00:30,000\nSidecar line\n";
@@ -73,19 +83,55 @@ describe.skipIf(missing("playback UI", "/usr/bin/chromium", "ffmpeg", "ffprobe")
       { timeout: 30_000 },
     );
 
+  /** What the page and the server say, for a step that did not happen. */
+  const state = async () => {
+    const player = await page
+      .evaluate(() => {
+        const v = document.querySelector("dialog[open] video") as HTMLVideoElement | null;
+        const error = document.querySelector("dialog[open] .player .error")?.textContent;
+        return v
+          ? {
+              at: v.currentTime,
+              ready: v.readyState,
+              paused: v.paused,
+              seeking: v.seeking,
+              code: v.error?.code,
+              error,
+            }
+          : { error: error ?? "no video" };
+      })
+      .catch((e: Error) => ({ error: e.message }));
+    const notable = serverLog.filter((l) => /"level":[4-6]0|"status":[45]\d\d|conversion/.test(l)).slice(-15);
+    return `player ${JSON.stringify(player)}; server:\n${notable.join("\n")}`;
+  };
+  /** Waits for `what`, failing after `ms` with the player's and the server's state. */
+  const step = async <T>(name: string, what: Promise<T>, ms = 30_000): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms);
+    });
+    try {
+      return await Promise.race([what, late]);
+    } catch (e) {
+      throw new Error(`${name}: ${(e as Error).message.split("\n")[0]}\n${await state()}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   it("plays the HEVC/AC-3 MKV converted, and seeks into the middle", async () => {
     await page.goto(`${s.url}/?open=${id}`);
     await page.locator('dialog[open] .player[data-mode="transcode"]').waitFor();
     await page.locator("dialog[open] .player-options", { hasText: "Converted for this browser" }).waitFor();
-    await playing(0.5);
+    await step("playing from the start", playing(0.5));
     expect(requests.some((u) => u.includes(`/files/${id}/hls/master.m3u8`))).toBe(true);
     expect(requests.some((u) => /\/hls\/t\/[^/]+\/seg-\d+\.ts/.test(u))).toBe(true);
     await video().evaluate((v: HTMLVideoElement) => {
       v.currentTime = 20;
     });
-    await playing(20.2);
+    await step("playing after the seek to 0:20", playing(20.2));
     await ui.shot("laptop-player-converted");
-  }, 60_000);
+  }, 120_000);
 
   it("shows the chosen subtitles: the sidecar file and the embedded stream", async () => {
     const cueOf = (label: string) =>
@@ -107,7 +153,7 @@ describe.skipIf(missing("playback UI", "/usr/bin/chromium", "ffmpeg", "ffprobe")
     const other = embedded.find((t) => t !== "Off" && t !== "English (file)")!;
     await page.getByLabel("Subtitles").selectOption({ label: other });
     expect(await (await cueOf(other)).jsonValue()).toBe("Embedded line");
-  }, 60_000);
+  }, 120_000);
 
   it("switches to the second audio track where it was, and remembers it", async () => {
     const before = await video().evaluate((v: HTMLVideoElement) => v.currentTime);
@@ -118,32 +164,33 @@ describe.skipIf(missing("playback UI", "/usr/bin/chromium", "ffmpeg", "ffprobe")
     await page.waitForFunction(() =>
       performance.getEntriesByType("resource").some((e) => e.name.includes("audio=2")),
     );
-    await playing(Math.max(0, before - 2));
+    await step("playing the second track", playing(Math.max(0, before - 2)));
     expect(requests.some((u) => u.includes("/hls/t/") && u.includes("audio=2"))).toBe(true);
     await page.keyboard.press("Escape");
     await page.goto(`${s.url}/?open=${id}`);
     await page.locator("dialog[open] .player-options").waitFor();
     expect(await page.getByLabel("Audio track").inputValue()).toBe("2");
-  }, 60_000);
+  }, 120_000);
 
   it("resumes a converted film where it was left", async () => {
-    await playing(0.2);
-    await video().evaluate(async (v: HTMLVideoElement) => {
-      const seeked = new Promise((r) => v.addEventListener("seeked", r, { once: true }));
-      v.currentTime = 12;
-      await seeked;
-      v.pause();
-    });
+    await step("playing before the seek", playing(0.2));
+    await step(
+      "the seek to 0:12",
+      video().evaluate(async (v: HTMLVideoElement) => {
+        const seeked = new Promise((r) => v.addEventListener("seeked", r, { once: true }));
+        v.currentTime = 12;
+        await seeked;
+        v.pause();
+      }),
+    );
     await expect
       .poll(
         async () => (await s.api("GET", `/api/v1/playback-positions/${id}`, { token })).body.position_seconds,
-        {
-          timeout: 15_000,
-        },
+        { timeout: 15_000 },
       )
       .toBeGreaterThan(11);
-    await page.reload();
-    await page.locator(".resume-note", { hasText: "Resumed at 0:1" }).waitFor();
-    await playing(11);
-  }, 60_000);
+    await step("the reload", page.reload());
+    await step("the resume note", page.locator(".resume-note", { hasText: "Resumed at 0:1" }).waitFor());
+    await step("playing after the reload", playing(11));
+  }, 150_000);
 });
