@@ -125,17 +125,17 @@ export function pathMatches(organizationId: string, expr: string): Sql {
 
 /**
  * `column` contains the short term. Terms without cased letters (digits,
- * CJK, punctuation) match exactly with instr(); ASCII terms with LIKE (ASCII
- * case-insensitive); terms typed with non-ASCII letters also match their
- * case and accent variants through a GLOB on non-ASCII rows. Folding every
- * row for plain ASCII terms would cost a JS call or a wide GLOB per row of a
- * full scan, so "oe" does not find "Zoë" while "oë" and "zoe" (FTS) do.
+ * CJK, punctuation) match exactly with instr(); others with a LIKE of the
+ * folded term (ASCII case-insensitive), and, on rows the LIKE missed that
+ * hold a non-ASCII character, a GLOB of the term's case and accent variants:
+ * "e" finds "Zoë" and "É", as the index finds them for longer terms. Rows
+ * of plain ASCII, most of a library, never reach the GLOB.
  */
 export function shortTermCondition(column: string, term: string): Sql {
   if (term.toLowerCase() === term.toUpperCase()) return { sql: `instr(${column}, ?) > 0`, params: [term] };
   const folded = foldText(term);
   const like = { sql: `${column} LIKE ? ESCAPE '\\'`, params: [likeContains(folded)] };
-  const glob = /^[\x20-\x7e]*$/.test(term) ? undefined : foldedGlob(folded);
+  const glob = foldedGlob(folded);
   if (!glob) return like;
   return {
     sql: `(${like.sql} OR (${column} GLOB '*[^ -~]*' AND ${column} GLOB ?))`,
