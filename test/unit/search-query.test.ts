@@ -104,13 +104,16 @@ describe("phraseTrigrams", () => {
 });
 
 describe("shortTermCondition", () => {
-  it("uses instr for caseless terms, LIKE for ASCII, LIKE + GLOB for accented letters", () => {
+  it("uses instr for caseless terms, LIKE for letters, and a GLOB of their variants on non-ASCII rows", () => {
     expect(shortTermCondition("f.path", "42")).toEqual({ sql: "instr(f.path, ?) > 0", params: ["42"] });
-    expect(shortTermCondition("f.path", "Ab").sql).toBe("f.path LIKE ? ESCAPE '\\'");
-    expect(shortTermCondition("f.path", "Ab").params).toEqual(["%ab%"]);
-    const accented = shortTermCondition("f.path", "Ö");
-    expect(accented.sql).toContain("GLOB");
-    expect(accented.params[0]).toBe("%o%");
+    for (const term of ["Ab", "Ö"]) {
+      const c = shortTermCondition("f.path", term);
+      expect(c.sql).toBe("(f.path LIKE ? ESCAPE '\\' OR (f.path GLOB '*[^ -~]*' AND f.path GLOB ?))");
+      expect(c.params[0]).toBe(term === "Ab" ? "%ab%" : "%o%");
+    }
+    // Typed plain or with an accent, the letters' accented variants are in the pattern.
+    expect(shortTermCondition("f.path", "Ab").params[1]).toContain("á");
+    expect(shortTermCondition("f.path", "Ö").params[1]).toContain("ô");
   });
 });
 
