@@ -5,6 +5,7 @@ import { fileActivity } from "../platform/file-activity.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
 import * as schema from "./schema.ts";
 import { CONNECTION_PRAGMAS } from "./worker-db.ts";
+import { announcedWrite, writeSignalOf } from "./write-signal.ts";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -23,9 +24,7 @@ export interface OpenDbOptions {
  */
 export function openDb(opts: OpenDbOptions): Db {
   const options: Database.Options = opts.nativeBinding ? { nativeBinding: opts.nativeBinding as string } : {};
-  const sqlite = opts.onQuery
-    ? new TimedDatabase(opts.file, options, opts.onQuery)
-    : new Database(opts.file, options);
+  const sqlite = new AtticDatabase(opts.file, options, opts.onQuery);
   sqlite.pragma("journal_mode = WAL");
   for (const pragma of CONNECTION_PRAGMAS) sqlite.pragma(pragma);
   sqlite.pragma("cache_size = -65536");
@@ -47,24 +46,28 @@ export function migrate(sqlite: Database.Database, log?: Logger): void {
 }
 
 /**
- * better-sqlite3 with each statement's run/get/all/iterate timed, for the
- * query histogram. The operation label is the statement's verb (select,
- * insert, update, delete). Only better-sqlite3's public API is touched:
- * statements are neither cached nor shared, so whatever a caller (drizzle)
- * does with `raw()` stays with that caller's statement. Statements worth
- * keeping are prepared once by their repository (drizzle's `.prepare()` or
+ * better-sqlite3 with every write statement announced to the scan writer's
+ * thread while it runs (write-signal.ts), and, given `onQuery`, each
+ * statement's run/get/all/iterate timed for the query histogram (the
+ * operation label is the statement's verb: select, insert, update,
+ * delete). Only better-sqlite3's public API is touched: statements are
+ * neither cached nor shared, so whatever a caller (drizzle) does with
+ * `raw()` stays with that caller's statement. Statements worth keeping are
+ * prepared once by their repository (drizzle's `.prepare()` or
  * `$client.prepare`), not by a cache here.
  */
-class TimedDatabase extends Database {
-  private readonly onQuery: (operation: string, seconds: number) => void;
+class AtticDatabase extends Database {
+  private readonly onQuery: ((operation: string, seconds: number) => void) | undefined;
+  private readonly writes: Int32Array;
 
   constructor(
     file: string,
     options: Database.Options,
-    onQuery: (operation: string, seconds: number) => void,
+    onQuery: ((operation: string, seconds: number) => void) | undefined,
   ) {
     super(file, options);
     this.onQuery = onQuery;
+    this.writes = writeSignalOf(this);
   }
 
   // biome-ignore lint/complexity/noBannedTypes: the signature better-sqlite3's own prepare declares.
@@ -72,38 +75,69 @@ class TimedDatabase extends Database {
     source: string,
   ): Database.Statement<P, R> {
     const stmt = super.prepare<P, R>(source);
-    const operation = /^\s*(\w+)/.exec(source)?.[1]?.toLowerCase() ?? "other";
-    const onQuery = this.onQuery;
-    for (const method of ["run", "get", "all"] as const) {
-      const original = stmt[method] as (...args: unknown[]) => unknown;
-      Object.defineProperty(stmt, method, {
-        value(this: Database.Statement, ...args: unknown[]) {
-          const start = performance.now();
-          try {
-            return original.apply(this, args);
-          } finally {
-            onQuery(operation, (performance.now() - start) / 1000);
-          }
-        },
-      });
-    }
-    // An iteration is timed from its start to its last row (or its early end), not only its creation.
-    const iterate = stmt.iterate as (...args: unknown[]) => IterableIterator<unknown>;
-    Object.defineProperty(stmt, "iterate", {
-      value: function* timedIterate(this: Database.Statement, ...args: unknown[]) {
+    if (this.onQuery) timed(stmt, source, this.onQuery);
+    if (!stmt.readonly) announced(stmt, this.writes);
+    return stmt;
+  }
+}
+
+/** Times `stmt`'s run/get/all/iterate into `onQuery`. */
+function timed(
+  stmt: Database.Statement,
+  source: string,
+  onQuery: (operation: string, seconds: number) => void,
+): void {
+  const operation = /^\s*(\w+)/.exec(source)?.[1]?.toLowerCase() ?? "other";
+  for (const method of ["run", "get", "all"] as const) {
+    const original = stmt[method] as (...args: unknown[]) => unknown;
+    Object.defineProperty(stmt, method, {
+      configurable: true,
+      value(this: Database.Statement, ...args: unknown[]) {
         const start = performance.now();
         try {
-          yield* iterate.apply(this, args);
+          return original.apply(this, args);
         } finally {
           onQuery(operation, (performance.now() - start) / 1000);
         }
       },
     });
-    return stmt;
+  }
+  // An iteration is timed from its start to its last row (or its early end), not only its creation.
+  const iterate = stmt.iterate as (...args: unknown[]) => IterableIterator<unknown>;
+  Object.defineProperty(stmt, "iterate", {
+    value: function* timedIterate(this: Database.Statement, ...args: unknown[]) {
+      const start = performance.now();
+      try {
+        yield* iterate.apply(this, args);
+      } finally {
+        onQuery(operation, (performance.now() - start) / 1000);
+      }
+    },
+  });
+}
+
+/** Counts a write statement's run/get/all in `writes` while it runs (write-signal.ts). */
+function announced(stmt: Database.Statement, writes: Int32Array): void {
+  for (const method of ["run", "get", "all"] as const) {
+    const original = stmt[method] as (...args: unknown[]) => unknown;
+    Object.defineProperty(stmt, method, {
+      value(this: Database.Statement, ...args: unknown[]) {
+        return announcedWrite(writes, () => original.apply(this, args));
+      },
+    });
   }
 }
 
-/** Bookkeeping statements, prepared without TimedDatabase's timer (it cost more than the counters themselves). */
+/**
+ * Runs `fn` in an immediate transaction (the write lock taken at BEGIN),
+ * announced to the scan writer's thread like every write statement: BEGIN
+ * IMMEDIATE is prepared inside better-sqlite3, out of AtticDatabase's reach.
+ */
+export function writeTransaction<T>(sqlite: Database.Database, fn: () => T): T {
+  return announcedWrite(writeSignalOf(sqlite), () => sqlite.transaction(fn).immediate());
+}
+
+/** Bookkeeping statements, prepared without AtticDatabase's timer (it cost more than the counters themselves). */
 const untimed = (sqlite: Database.Database, source: string) =>
   Database.prototype.prepare.call(sqlite, source) as Database.Statement;
 

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Db, openDb } from "../../src/db/client.ts";
+import { type Db, openDb, writeTransaction } from "../../src/db/client.ts";
 import { excluder } from "../../src/domain/watched/exclude.ts";
 import { hashPending } from "../../src/domain/watched/hasher.ts";
 import { newMovePool } from "../../src/domain/watched/moves.ts";
@@ -497,5 +497,27 @@ describe("bulk search indexing of watched scans", () => {
     uploadedUnderMount("Uploaded.txt");
     expect(matches("uploaded")).toEqual(["/Drive/Uploaded.txt"]);
     expect(() => integrity()).not.toThrow();
+  });
+
+  it("lets a write of the server's connection through in the middle of the thread's long transaction", async () => {
+    const thread = repo.scanThread!;
+    const c = db.$client;
+    await thread.send([{ k: "mtime", id: mount, mtimeMs: 0 }], 0, true);
+    // A backlog of a million row writes, one transaction by its budget: seconds of holding the write lock.
+    const ops = Array.from({ length: 250 }, (_, i) => ({ k: "mtime" as const, id: mount, mtimeMs: i + 1 }));
+    const backlog = Array.from({ length: 4000 }, () => thread.send(ops, 600_000));
+    await new Promise((r) => setTimeout(r, 100));
+    // Without the thread giving way, this waits out its whole transaction: SQLITE_BUSY after 250 ms.
+    c.pragma("busy_timeout = 250");
+    const rename = c.prepare("UPDATE watched_folders SET name = ? WHERE id = ?");
+    expect(rename.run("Renamed meanwhile", fid).changes).toBe(1);
+    // An immediate transaction (the file tree's writes) takes the lock at BEGIN, announced as well.
+    await new Promise((r) => setTimeout(r, 50));
+    writeTransaction(c, () => rename.run("Renamed twice", fid));
+    c.pragma("busy_timeout = 5000");
+    const done = await Promise.allSettled(backlog);
+    expect(done.every((d) => d.status === "fulfilled")).toBe(true);
+    expect(c.prepare("SELECT name FROM watched_folders WHERE id = ?").pluck().get(fid)).toBe("Renamed twice");
+    expect(c.prepare("SELECT host_mtime_ms FROM files WHERE id = ?").pluck().get(mount)).toBe(250);
   });
 });

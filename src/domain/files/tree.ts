@@ -1,4 +1,4 @@
-import { changeWatch, type Db } from "../../db/client.ts";
+import { changeWatch, type Db, writeTransaction } from "../../db/client.ts";
 import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, type ErrorCode } from "../../errors.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
@@ -39,7 +39,7 @@ const depthOf = (path: string) => {
  * cannot interleave and the tree stays acyclic).
  */
 export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: Access) {
-  const tx = <T>(fn: () => T): T => db.$client.transaction(fn).immediate();
+  const tx = <T>(fn: () => T): T => writeTransaction(db.$client, fn);
 
   /**
    * A live row the actor holds `need` on (folder grants): 404 when missing,

@@ -162,8 +162,8 @@ export class BatchWriter {
     // Only the count is kept: the ops themselves are the thread's once sent (kept here until their
     // commit, 16k of them at a time were promoted to V8's old generation: +50 MiB of heap).
     const n = this.ops.length;
-    // The same budgets: a write of the server's own made meanwhile waits for the transaction (SQLite's
-    // write lock); a 30 ms budget scanned no slower than 120 on the thread (200k files, build/attic).
+    // The same budgets (a 30 ms budget scanned no slower than 120 on the thread, 200k files,
+    // build/attic); a write of the server's own meanwhile ends the transaction early (db/write-signal.ts).
     this.writerId ??= thread.newWriter();
     const sent = thread.send(this.ops, this.budget(), sync, this.writerId).then(
       () => {

@@ -9,20 +9,26 @@
  * a whole transaction were promoted to V8's old generation and grew the
  * heap). The transaction commits when it has lasted its budget, when a
  * message asks for it (`sync`), or when no message came for IDLE_COMMIT_MS;
- * a commit acknowledges every message applied in it ({ upTo }).
+ * a commit acknowledges every message applied in it ({ upTo }). It also
+ * commits after any row when the server's connection announces a write
+ * (db/write-signal.ts), and begins again only once that write is through,
+ * so that the server never waits out a whole transaction on its event loop.
  *
- * It imports nothing of Attic's but scan-writes.ts and db/worker-db.ts: the
- * build bundles it on its own (scripts/build.ts), and from a checkout Node
- * runs this file as is.
+ * It imports nothing of Attic's but scan-writes.ts, db/worker-db.ts and
+ * db/write-signal.ts: the build bundles it on its own (scripts/build.ts),
+ * and from a checkout Node runs this file as is.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { CONNECTION_PRAGMAS, type DbWorkerData, openWorkerDb } from "../../db/worker-db.ts";
+import { waitForAnnouncedWrites } from "../../db/write-signal.ts";
 import { scanWrites, type WriteOp } from "./scan-writes.ts";
 
 /** What the main thread passes: the database and this connection's settings while scans run. */
 export interface ScanWriterData extends DbWorkerData {
   cacheKib: number;
   autocheckpoint: number;
+  /** The server's connection's count of running writes (db/write-signal.ts writeSignalOf). */
+  serverWrites?: Int32Array;
 }
 
 /** A message: ops to apply (numbered), with how long a transaction may last, or "close". */
@@ -50,6 +56,12 @@ export type ScanWriterReply =
 
 /** A transaction no message added to for this long commits (the walk may be waiting on the host). */
 const IDLE_COMMIT_MS = 5;
+/**
+ * Longest wait for the server's announced writes before a new transaction
+ * begins anyway (then SQLite's busy timeout orders the two): a write holding
+ * the lock this long is not one a scan should stand behind forever.
+ */
+const MAX_YIELD_MS = 200;
 
 const data = workerData as ScanWriterData;
 const db = openWorkerDb(data);
@@ -59,22 +71,33 @@ db.pragma(`cache_size = ${-data.cacheKib}`);
 db.pragma(`wal_autocheckpoint = ${data.autocheckpoint}`);
 const writes = scanWrites(db);
 
-/** The open transaction: when it began, the last message applied in it, the writers in it. */
+/**
+ * The open transaction: when it began, the last message wholly applied in
+ * it (what its commit acknowledges), the writers in it.
+ */
 let open: { t0: number; upTo: number; writers: Set<number> } | undefined;
+/** The last message wholly applied. */
+let applied = 0;
+const serverWrites = data.serverWrites;
+/** True when the server's connection is writing or about to: the open transaction should end now. */
+const serverWaiting = () => serverWrites !== undefined && Atomics.load(serverWrites, 0) > 0;
 /** Writers whose ops a failed transaction held. */
 const failed = new Set<number>();
 let idleTimer: NodeJS.Timeout | undefined;
 
-function commit(): void {
+/** Commits the open transaction, if any; false when the commit failed (fail() has answered). */
+function commit(): boolean {
   clearTimeout(idleTimer);
-  if (!open) return;
+  if (!open) return true;
   const tx = open;
   open = undefined;
   try {
     writes.commit();
     parentPort?.postMessage({ upTo: tx.upTo } satisfies ScanWriterReply);
+    return true;
   } catch (err) {
     fail(tx.upTo, tx.writers, err);
+    return false;
   }
 }
 
@@ -107,11 +130,29 @@ parentPort?.on("message", (msg: ScanWriterMessage | "close") => {
   const writers = open?.writers ?? new Set<number>();
   if (msg.writer !== undefined) writers.add(msg.writer);
   try {
-    if (!open) {
-      writes.begin();
-      open = { t0: performance.now(), upTo: msg.seq, writers };
+    for (const op of msg.ops) {
+      if (!open) {
+        // The server's write goes first: it holds the event loop while it waits for the lock.
+        if (serverWrites) waitForAnnouncedWrites(serverWrites, MAX_YIELD_MS);
+        writes.begin();
+        open = { t0: performance.now(), upTo: applied, writers };
+      }
+      writes.apply(op);
+      if (serverWaiting() && !commit()) {
+        // The commit failed with some of this message's ops: it fails with them.
+        parentPort?.postMessage({
+          upTo: msg.seq,
+          error: "a commit of this scan failed",
+        } satisfies ScanWriterReply);
+        return;
+      }
     }
-    for (const op of msg.ops) writes.apply(op);
+    applied = msg.seq;
+    if (!open) {
+      // Its last op was committed at once (or it had none): nothing of it is left to commit.
+      parentPort?.postMessage({ upTo: msg.seq } satisfies ScanWriterReply);
+      return;
+    }
     open.upTo = msg.seq;
   } catch (err) {
     open = undefined;

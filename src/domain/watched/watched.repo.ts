@@ -3,6 +3,7 @@ import { and, asc, count, eq, sql } from "drizzle-orm";
 import { WalCheckpointer } from "../../db/checkpointer.ts";
 import { type Db, withoutMoves } from "../../db/client.ts";
 import { files, watchedFolders } from "../../db/schema.ts";
+import { writeSignalOf } from "../../db/write-signal.ts";
 import type { AccessView } from "../access/access.ts";
 import { readableBy } from "../files/files.repo.ts";
 import { ScanWriterThread } from "./scan-writer.ts";
@@ -137,6 +138,7 @@ export function createWatchedRepo(db: Db, opts: { scanThread?: boolean } = {}) {
           file: c.name,
           cacheKib: SCAN_THREAD_CACHE_KIB,
           autocheckpoint: SCAN_AUTOCHECKPOINT,
+          serverWrites: writeSignalOf(c),
         });
 
   /** The small page cache of bulk work (scans, hashing): SCAN_CACHE_KIB while anyone holds it. */
