@@ -122,7 +122,7 @@ function announced(stmt: Database.Statement, writes: Int32Array): void {
     const original = stmt[method] as (...args: unknown[]) => unknown;
     Object.defineProperty(stmt, method, {
       value(this: Database.Statement, ...args: unknown[]) {
-        return announcedWrite(writes, () => original.apply(this, args));
+        return announcedWrite(writes, () => original.apply(this, args), !this.database.inTransaction);
       },
     });
   }
@@ -134,7 +134,11 @@ function announced(stmt: Database.Statement, writes: Int32Array): void {
  * IMMEDIATE is prepared inside better-sqlite3, out of AtticDatabase's reach.
  */
 export function writeTransaction<T>(sqlite: Database.Database, fn: () => T): T {
-  return announcedWrite(writeSignalOf(sqlite), () => sqlite.transaction(fn).immediate());
+  return announcedWrite(
+    writeSignalOf(sqlite),
+    () => sqlite.transaction(fn).immediate(),
+    !sqlite.inTransaction,
+  );
 }
 
 /** Bookkeeping statements, prepared without AtticDatabase's timer (it cost more than the counters themselves). */

@@ -20,7 +20,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { CONNECTION_PRAGMAS, type DbWorkerData, openWorkerDb } from "../../db/worker-db.ts";
-import { waitForAnnouncedWrites } from "../../db/write-signal.ts";
+import { markTransaction, WRITES, waitForAnnouncedWrites } from "../../db/write-signal.ts";
 import { scanWrites, type WriteOp } from "./scan-writes.ts";
 
 /** What the main thread passes: the database and this connection's settings while scans run. */
@@ -80,7 +80,7 @@ let open: { t0: number; upTo: number; writers: Set<number> } | undefined;
 let applied = 0;
 const serverWrites = data.serverWrites;
 /** True when the server's connection is writing or about to: the open transaction should end now. */
-const serverWaiting = () => serverWrites !== undefined && Atomics.load(serverWrites, 0) > 0;
+const serverWaiting = () => serverWrites !== undefined && Atomics.load(serverWrites, WRITES) > 0;
 /** Writers whose ops a failed transaction held. */
 const failed = new Set<number>();
 let idleTimer: NodeJS.Timeout | undefined;
@@ -93,6 +93,7 @@ function commit(): boolean {
   open = undefined;
   try {
     writes.commit();
+    if (serverWrites) markTransaction(serverWrites, false);
     parentPort?.postMessage({ upTo: tx.upTo } satisfies ScanWriterReply);
     return true;
   } catch (err) {
@@ -106,6 +107,7 @@ function fail(upTo: number, writers: Set<number>, err: unknown): void {
   try {
     writes.rollback();
   } catch {}
+  if (serverWrites) markTransaction(serverWrites, false);
   parentPort?.postMessage({
     upTo,
     error: err instanceof Error ? err.message : String(err),
@@ -135,6 +137,7 @@ parentPort?.on("message", (msg: ScanWriterMessage | "close") => {
         // The server's write goes first: it holds the event loop while it waits for the lock.
         if (serverWrites) waitForAnnouncedWrites(serverWrites, MAX_YIELD_MS);
         writes.begin();
+        if (serverWrites) markTransaction(serverWrites, true);
         open = { t0: performance.now(), upTo: applied, writers };
       }
       writes.apply(op);

@@ -1,5 +1,6 @@
 import type { Worker } from "node:worker_threads";
 import { startDbThread } from "../../db/db-thread.ts";
+import { markTransaction } from "../../db/write-signal.ts";
 import type { ScanWriterData, ScanWriterMessage, ScanWriterReply } from "./scan-writer-worker.ts";
 import type { WriteOp } from "./scan-writes.ts";
 
@@ -103,6 +104,8 @@ export class ScanWriterThread {
       }
     });
     const lost = (err: Error) => {
+      // A thread that died inside a transaction must not leave the server's writes waiting for its end.
+      if (this.data.serverWrites) markTransaction(this.data.serverWrites, false);
       if (this.thread === thread) {
         this.failed ??= err;
         this.thread = undefined;
