@@ -1,5 +1,5 @@
 /**
- * Indexing benchmark: `node scripts/bench/index.ts [--tree DIR] [--runs 3] [--cpus both|one]`
+ * Indexing benchmark: `node scripts/bench/index.ts [--tree DIR] [--runs 3] [--cpus both|one] [--writes MS]`
  * (or `npm run bench -- index`).
  *
  * Builds (once, under BENCH_WORK) the shared 200k-file / 10k-directory
@@ -20,6 +20,11 @@
  * created on the host takes to appear in its directory's listing. Then a
  * 100k-entry directory (BENCH_WORK/flat100k, built once) mounted on its own
  * and listed through the REST API: the first page and a deep page, p50/p99.
+ * With `--writes MS`, the run on both CPUs also creates a directory through
+ * the API every MS milliseconds while its first scan runs (a household
+ * using the server meanwhile: the scan writes on its thread, these on the
+ * server's connection), and reports their latency; its /health figure then
+ * includes their effect.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -36,8 +41,10 @@ const { values: args } = parseArgs({
     tree: { type: "string", default: join(WORK, "tree") },
     runs: { type: "string", default: "3" },
     cpus: { type: "string", default: "both" },
+    writes: { type: "string" },
   },
 });
+const WRITE_EVERY_MS = args.writes === undefined ? undefined : Number(args.writes);
 const TREE = resolve(args.tree);
 const FLAT = join(WORK, "flat100k");
 const FLAT_ENTRIES = 100_000;
@@ -255,7 +262,37 @@ async function listingRun(): Promise<{ first: number[]; deep: number[]; total: n
   }
 }
 
-async function atticRun(unpinned = false): Promise<{
+/**
+ * Creates a directory through the API every `everyMs` until stopped; the
+ * latencies of those writes, and any status other than 201.
+ */
+function writer(a: AtticProcess, everyMs: number) {
+  const latencies: number[] = [];
+  const failures: number[] = [];
+  let stopped = false;
+  const done = (async () => {
+    for (let i = 0; !stopped; i++) {
+      const t0 = performance.now();
+      const r = await a.api("POST", "/api/v1/directories", { name: `written-during-scan-${i}` });
+      latencies.push(performance.now() - t0);
+      if (r.status !== 201) failures.push(r.status);
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await done;
+      return { latencies, failures };
+    },
+  };
+}
+
+async function atticRun(
+  unpinned = false,
+  writeEveryMs?: number,
+): Promise<{
+  writes?: { latencies: number[]; failures: number[] };
   live: string;
   rssSplit: string;
   idleRss: number;
@@ -275,13 +312,16 @@ async function atticRun(unpinned = false): Promise<{
     const id = (created.body as Folder).id;
     const busy: number[] = [];
     const sampler = rssSampler(a.pid);
+    const writes = writeEveryMs === undefined ? undefined : writer(a, writeEveryMs);
     const first = await awaitScan(a, id, "", busy);
     sampler.stop();
+    const written = await writes?.stop();
     const again = await a.api("POST", `/api/v1/watched-folders/${id}/scan`, {});
     if (again.status !== 202) throw new Error(`scan: ${again.status}`);
     const second = await awaitScan(a, id, first.last_scan_finished_at!);
     const live = await liveCheck(a, second);
     return {
+      writes: written,
       live,
       rssSplit: sampler.peak(),
       first: scanSeconds(first),
@@ -308,7 +348,7 @@ async function main(): Promise<void> {
   const runs = [];
   for (let i = 0; i < RUNS; i++) runs.push(await atticRun());
   // Once more on both CPUs, as on a NAS: the scan's writes then go to a thread of their own.
-  const both = args.cpus === "both" ? await atticRun(true) : undefined;
+  const both = args.cpus === "both" ? await atticRun(true, WRITE_EVERY_MS) : undefined;
   const rss = Math.max(...runs.map((r) => r.rss));
   const files = runs[0]?.files ?? 0;
   const idleRss = Math.max(...runs.map((r) => r.idleRss));
@@ -389,8 +429,24 @@ async function main(): Promise<void> {
             atticSamples: [percentile(both.busy, 50), Math.max(...both.busy)],
             referenceSamples: [percentile(both.idle, 50), Math.max(...both.idle)],
             atticPeakRssMiB: both.rss,
-            note: `${both.busy.length} requests; samples = p50, max`,
+            note: `${both.busy.length} requests; samples = p50, max${both.writes ? `; with a directory created every ${WRITE_EVERY_MS} ms meanwhile` : ""}`,
           }),
+          ...(both.writes
+            ? [
+                figure({
+                  ...base,
+                  metric: `POST /directories every ${WRITE_EVERY_MS} ms during first scan, Attic on both CPUs, p99`,
+                  unit: "ms",
+                  referenceName: "same, p50",
+                  attic: percentile(both.writes.latencies, 99),
+                  reference: percentile(both.writes.latencies, 50),
+                  atticSamples: [Math.max(...both.writes.latencies)],
+                  referenceSamples: [],
+                  atticPeakRssMiB: both.rss,
+                  note: `${both.writes.latencies.length} writes, ${both.writes.failures.length} not 201${both.writes.failures.length ? ` (${[...new Set(both.writes.failures)].join(", ")})` : ""}; samples = max`,
+                }),
+              ]
+            : []),
         ]
       : []),
     ...(["first", "deep"] as const).map((which) =>
