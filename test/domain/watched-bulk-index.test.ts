@@ -503,21 +503,36 @@ describe("bulk search indexing of watched scans", () => {
     const thread = repo.scanThread!;
     const c = db.$client;
     await thread.send([{ k: "mtime", id: mount, mtimeMs: 0 }], 0, true);
-    // A backlog of a million row writes, one transaction by its budget: seconds of holding the write lock.
-    const ops = Array.from({ length: 250 }, (_, i) => ({ k: "mtime" as const, id: mount, mtimeMs: i + 1 }));
-    const backlog = Array.from({ length: 4000 }, () => thread.send(ops, 600_000));
+    // A backlog of a million row writes, one transaction by its budget: seconds of holding the write
+    // lock. The mount's mtime counts them, so what a read sees tells how far the thread had committed.
+    const MESSAGES = 4000;
+    const PER = 250;
+    const backlog = Array.from({ length: MESSAGES }, (_, m) =>
+      thread.send(
+        Array.from({ length: PER }, (_, i) => ({ k: "mtime" as const, id: mount, mtimeMs: m * PER + i + 1 })),
+        600_000,
+      ),
+    );
+    const last = MESSAGES * PER;
+    const mtime = c.prepare("SELECT host_mtime_ms FROM files WHERE id = ?").pluck();
     await new Promise((r) => setTimeout(r, 100));
-    // Without the thread giving way, this waits out its whole transaction: SQLITE_BUSY after 250 ms.
-    c.pragma("busy_timeout = 250");
+    // Without the thread giving way, this write waits out its whole transaction, and then reads the
+    // last mtime; here it goes through in the middle of the backlog.
+    c.pragma("busy_timeout = 60000");
     const rename = c.prepare("UPDATE watched_folders SET name = ? WHERE id = ?");
     expect(rename.run("Renamed meanwhile", fid).changes).toBe(1);
+    expect(mtime.get(mount)).toBeLessThan(last);
     // An immediate transaction (the file tree's writes) takes the lock at BEGIN, announced as well.
     await new Promise((r) => setTimeout(r, 50));
-    writeTransaction(c, () => rename.run("Renamed twice", fid));
+    const seen = writeTransaction(c, () => {
+      rename.run("Renamed twice", fid);
+      return mtime.get(mount) as number;
+    });
+    expect(seen).toBeLessThan(last);
     c.pragma("busy_timeout = 5000");
     const done = await Promise.allSettled(backlog);
     expect(done.every((d) => d.status === "fulfilled")).toBe(true);
     expect(c.prepare("SELECT name FROM watched_folders WHERE id = ?").pluck().get(fid)).toBe("Renamed twice");
-    expect(c.prepare("SELECT host_mtime_ms FROM files WHERE id = ?").pluck().get(mount)).toBe(250);
-  });
+    expect(mtime.get(mount)).toBe(last);
+  }, 120_000);
 });
