@@ -62,6 +62,18 @@ const IDLE_COMMIT_MS = 5;
  * the lock this long is not one a scan should stand behind forever.
  */
 const MAX_YIELD_MS = 200;
+/**
+ * For this long after the server's last write, transactions last at most
+ * ACTIVE_BUDGET_MS, whatever the message asks: a write waits for the
+ * commit of the transaction it interrupts, and a commit costs in
+ * proportion to the rows before it (their pages to the WAL, their search
+ * index entries). Someone using the server writes again soon; a quiet
+ * server lets the scan have its long transactions.
+ */
+const ACTIVE_MS = 2000;
+const ACTIVE_BUDGET_MS = 30;
+/** When the thread last committed early for the server's write. */
+let lastYield = Number.NEGATIVE_INFINITY;
 
 const data = workerData as ScanWriterData;
 const db = openWorkerDb(data);
@@ -141,7 +153,9 @@ parentPort?.on("message", (msg: ScanWriterMessage | "close") => {
         open = { t0: performance.now(), upTo: applied, writers };
       }
       writes.apply(op);
-      if (serverWaiting() && !commit()) {
+      if (!serverWaiting()) continue;
+      lastYield = performance.now();
+      if (!commit()) {
         // The commit failed with some of this message's ops: it fails with them.
         parentPort?.postMessage({
           upTo: msg.seq,
@@ -161,6 +175,8 @@ parentPort?.on("message", (msg: ScanWriterMessage | "close") => {
     open = undefined;
     return fail(msg.seq, writers, err);
   }
-  if (msg.sync || performance.now() - open.t0 >= msg.budgetMs) commit();
+  const now = performance.now();
+  const budget = now - lastYield < ACTIVE_MS ? Math.min(msg.budgetMs, ACTIVE_BUDGET_MS) : msg.budgetMs;
+  if (msg.sync || now - open.t0 >= budget) commit();
   else idleTimer = setTimeout(commit, IDLE_COMMIT_MS);
 });
