@@ -29,7 +29,8 @@ const BUSY_BUDGET_MS = 30;
  * index to the WAL fewer times: a 1M-file first scan on both CPUs took
  * 69.9 / 83.5 s against 97.0 / 96.8 s with the 30 ms budget, `/health` p99
  * 12.0 / 10.8 against 23.0 / 21.3 ms (build/attic, runs interleaved). The
- * walk's lead (THREAD_AHEAD) bounds it too.
+ * walk's lead (THREAD_AHEAD) bounds it too, and the thread shortens it
+ * for a while after the server wrote (scan-writer-worker.ts ACTIVE_MS).
  */
 const THREAD_BUDGET_MS = 400;
 /** Ops per message to the thread: sent soon after they are made, they die young in V8's heap. */
