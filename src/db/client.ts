@@ -81,6 +81,22 @@ class AtticDatabase extends Database {
   }
 }
 
+/** Replaces `stmt`'s run/get/all with `around` given the statement and the original call. */
+function wrapCalls(
+  stmt: Database.Statement,
+  around: (stmt: Database.Statement, call: () => unknown) => unknown,
+) {
+  for (const method of ["run", "get", "all"] as const) {
+    const original = stmt[method] as (...args: unknown[]) => unknown;
+    Object.defineProperty(stmt, method, {
+      configurable: true,
+      value(this: Database.Statement, ...args: unknown[]) {
+        return around(this, () => original.apply(this, args));
+      },
+    });
+  }
+}
+
 /** Times `stmt`'s run/get/all/iterate into `onQuery`. */
 function timed(
   stmt: Database.Statement,
@@ -88,20 +104,14 @@ function timed(
   onQuery: (operation: string, seconds: number) => void,
 ): void {
   const operation = /^\s*(\w+)/.exec(source)?.[1]?.toLowerCase() ?? "other";
-  for (const method of ["run", "get", "all"] as const) {
-    const original = stmt[method] as (...args: unknown[]) => unknown;
-    Object.defineProperty(stmt, method, {
-      configurable: true,
-      value(this: Database.Statement, ...args: unknown[]) {
-        const start = performance.now();
-        try {
-          return original.apply(this, args);
-        } finally {
-          onQuery(operation, (performance.now() - start) / 1000);
-        }
-      },
-    });
-  }
+  wrapCalls(stmt, (_, call) => {
+    const start = performance.now();
+    try {
+      return call();
+    } finally {
+      onQuery(operation, (performance.now() - start) / 1000);
+    }
+  });
   // An iteration is timed from its start to its last row (or its early end), not only its creation.
   const iterate = stmt.iterate as (...args: unknown[]) => IterableIterator<unknown>;
   Object.defineProperty(stmt, "iterate", {
@@ -118,14 +128,7 @@ function timed(
 
 /** Counts a write statement's run/get/all in `writes` while it runs (write-signal.ts). */
 function announced(stmt: Database.Statement, writes: Int32Array): void {
-  for (const method of ["run", "get", "all"] as const) {
-    const original = stmt[method] as (...args: unknown[]) => unknown;
-    Object.defineProperty(stmt, method, {
-      value(this: Database.Statement, ...args: unknown[]) {
-        return announcedWrite(writes, () => original.apply(this, args), !this.database.inTransaction);
-      },
-    });
-  }
+  wrapCalls(stmt, (self, call) => announcedWrite(writes, call, !self.database.inTransaction));
 }
 
 /**

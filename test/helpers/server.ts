@@ -57,7 +57,8 @@ type Overrides = { [S in keyof ConfigInput]?: Partial<NonNullable<ConfigInput[S]
 export async function startServer(
   overrides: Overrides = {},
   opts: {
-    keepDataDir?: string /** Receives the server's log lines (JSON), at overrides.log.level. */;
+    keepDataDir?: string;
+    /** Receives the server's log lines (JSON), at overrides.log.level. */
     logTo?: (line: string) => void;
   } = {},
 ): Promise<TestServer> {
@@ -83,10 +84,7 @@ export async function startServer(
   };
   for (const s of ["media", "watch"] as const) if (overrides[s]) flags[s] = { ...overrides[s] };
   const cfg = loadConfig({ env: {}, flags });
-  const logTo = opts.logTo;
-  const log = logTo
-    ? createLogger(cfg.log.level, { write: (line: string) => logTo(line) })
-    : createLogger(cfg.log.level);
+  const log = createLogger(cfg.log.level, opts.logTo && { write: opts.logTo });
   const server = await buildServer(cfg, { log });
   const { port } = await server.listen();
   const url = `http://127.0.0.1:${port}`;

@@ -28,7 +28,7 @@ export interface ScanWriterData extends DbWorkerData {
   cacheKib: number;
   autocheckpoint: number;
   /** The server's connection's count of running writes (db/write-signal.ts writeSignalOf). */
-  serverWrites?: Int32Array;
+  serverWrites: Int32Array;
 }
 
 /** A message: ops to apply (numbered), with how long a transaction may last, or "close". */
@@ -92,7 +92,7 @@ let open: { t0: number; upTo: number; writers: Set<number> } | undefined;
 let applied = 0;
 const serverWrites = data.serverWrites;
 /** True when the server's connection is writing or about to: the open transaction should end now. */
-const serverWaiting = () => serverWrites !== undefined && Atomics.load(serverWrites, WRITES) > 0;
+const serverWaiting = () => Atomics.load(serverWrites, WRITES) > 0;
 /** Writers whose ops a failed transaction held. */
 const failed = new Set<number>();
 let idleTimer: NodeJS.Timeout | undefined;
@@ -105,7 +105,7 @@ function commit(): boolean {
   open = undefined;
   try {
     writes.commit();
-    if (serverWrites) markTransaction(serverWrites, false);
+    markTransaction(serverWrites, false);
     parentPort?.postMessage({ upTo: tx.upTo } satisfies ScanWriterReply);
     return true;
   } catch (err) {
@@ -119,7 +119,7 @@ function fail(upTo: number, writers: Set<number>, err: unknown): void {
   try {
     writes.rollback();
   } catch {}
-  if (serverWrites) markTransaction(serverWrites, false);
+  markTransaction(serverWrites, false);
   parentPort?.postMessage({
     upTo,
     error: err instanceof Error ? err.message : String(err),
@@ -147,9 +147,9 @@ parentPort?.on("message", (msg: ScanWriterMessage | "close") => {
     for (const op of msg.ops) {
       if (!open) {
         // The server's write goes first: it holds the event loop while it waits for the lock.
-        if (serverWrites) waitForAnnouncedWrites(serverWrites, MAX_YIELD_MS);
+        waitForAnnouncedWrites(serverWrites, MAX_YIELD_MS);
         writes.begin();
-        if (serverWrites) markTransaction(serverWrites, true);
+        markTransaction(serverWrites, true);
         open = { t0: performance.now(), upTo: applied, writers };
       }
       writes.apply(op);

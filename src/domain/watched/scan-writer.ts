@@ -105,7 +105,7 @@ export class ScanWriterThread {
     });
     const lost = (err: Error) => {
       // A thread that died inside a transaction must not leave the server's writes waiting for its end.
-      if (this.data.serverWrites) markTransaction(this.data.serverWrites, false);
+      markTransaction(this.data.serverWrites, false);
       if (this.thread === thread) {
         this.failed ??= err;
         this.thread = undefined;
