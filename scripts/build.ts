@@ -29,6 +29,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
 import { CHECKPOINT_WORKER_ASSET } from "../src/db/checkpointer.ts";
+import { SEARCH_WORKER_ASSET } from "../src/domain/search/search-threads.ts";
 import { SCAN_WRITER_ASSET } from "../src/domain/watched/scan-writer.ts";
 import {
   type NativeAddonSpec,
@@ -189,8 +190,9 @@ async function bundle(outfile: string): Promise<NativeAddonSpec[]> {
 
 /**
  * Step 1b: the database threads, the WAL checkpointer
- * (src/db/checkpoint-worker.ts) and the scan writer
- * (src/domain/watched/scan-writer-worker.ts), each as a bundle of its own,
+ * (src/db/checkpoint-worker.ts), the scan writer
+ * (src/domain/watched/scan-writer-worker.ts) and the search threads
+ * (src/domain/search/search-worker.ts), each as a bundle of its own,
  * embedded as an asset and run as an eval'd worker (src/db/db-thread.ts):
  * a SEA cannot start a worker from a file it carries. better-sqlite3's
  * addon reaches them as a path (the copy the server extracted), so
@@ -199,6 +201,7 @@ async function bundle(outfile: string): Promise<NativeAddonSpec[]> {
 const DB_THREADS: Record<string, string> = {
   [CHECKPOINT_WORKER_ASSET]: "src/db/checkpoint-worker.ts",
   [SCAN_WRITER_ASSET]: "src/domain/watched/scan-writer-worker.ts",
+  [SEARCH_WORKER_ASSET]: "src/domain/search/search-worker.ts",
 };
 
 async function bundleDbThreads(): Promise<Record<string, string>> {

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { getRequestListener } from "@hono/node-server";
 import type { Config } from "./config/schema.ts";
@@ -45,6 +46,16 @@ import { VERSION } from "./version.ts";
 
 /** How long after listening the media tools are detected, unless a media request asked first. */
 const MEDIA_DETECT_DELAY_MS = 200;
+/**
+ * Search threads (domain/search/search-threads.ts): each one's page cache
+ * (the server's connection keeps 64 MiB; two threads at most), how long an
+ * idle one lives, how many searches one user may have running or waiting,
+ * and how many may wait in all.
+ */
+const SEARCH_CACHE_KIB = 32 * 1024;
+const SEARCH_THREAD_IDLE_MS = 5 * 60_000;
+const SEARCHES_PER_CALLER = 4;
+const SEARCHES_WAITING = 64;
 
 export interface AtticServer {
   ctx: AppContext;
@@ -127,7 +138,19 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     trash: storage.trash,
     grants: storage.grants,
     ...accounts,
-    search: createSearchService({ db, metrics, access: storage.access }),
+    search: createSearchService({
+      db,
+      metrics,
+      access: storage.access,
+      threads: {
+        file: db.$client.name,
+        threads: availableParallelism() >= 2 ? 2 : 1,
+        cacheKib: SEARCH_CACHE_KIB,
+        idleMs: SEARCH_THREAD_IDLE_MS,
+        perCaller: SEARCHES_PER_CALLER,
+        maxWaiting: SEARCHES_WAITING,
+      },
+    }),
     tags: createTagsService({ db, access: storage.access }),
     settings: createSettingsService({ repo: createSettingsRepo(db) }),
     watched: createWatchedService({
@@ -260,6 +283,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       clearTimeout(detectMedia);
       await listener?.close(cfg.server.shutdown_timeout * 1000);
       await services.watched.close();
+      await services.search.close();
       await conversions.close();
       await storage.close();
       db.$client.close();

@@ -167,16 +167,28 @@ function resetPeakRss(): void {
   } catch {}
 }
 
-function runAttic(db: Db) {
-  const search = createSearchService({ db, access: createAccess(createAccessRepo(db)) });
-  for (const m of MIX) search.search(ACTOR, m.q); // warm the page cache and statement cache
+async function runAttic(db: Db) {
+  // On a search thread, as the server runs searches (its page cache as the server gives it).
+  const search = createSearchService({
+    db,
+    access: createAccess(createAccessRepo(db)),
+    threads: {
+      file: db.$client.name,
+      threads: 1,
+      cacheKib: 32 * 1024,
+      idleMs: 60_000,
+      perCaller: 4,
+      maxWaiting: 8,
+    },
+  });
+  for (const m of MIX) await search.search(ACTOR, m.q); // warm the page cache and statement cache
   resetPeakRss();
   const samples: number[] = [];
   const perQuery = MIX.map((m) => ({ label: m.label, total: 0, estimated: false, samples: [] as number[] }));
   for (let i = 0; i < QUERIES; i++) {
     const k = i % MIX.length;
     const start = performance.now();
-    const r = search.search(ACTOR, MIX[k]!.q);
+    const r = await search.search(ACTOR, MIX[k]!.q);
     const t = ms(start);
     samples.push(t);
     perQuery[k]!.samples.push(t);
@@ -192,6 +204,7 @@ function runAttic(db: Db) {
     const spec = parseSearchInput(MIX[k]!.q);
     return { ...q, exact: exact.page(ORG, spec, spec.limit, spec.offset).total };
   });
+  await search.close();
   return { samples, perQuery: withExact, peakRssMiB: peak };
 }
 
@@ -226,7 +239,7 @@ function spawnBaseline(): number {
 const pcts = (s: number[]) => ({ p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99) });
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-type Attic = ReturnType<typeof runAttic>;
+type Attic = Awaited<ReturnType<typeof runAttic>>;
 type Plocate = ReturnType<typeof runPlocate>;
 
 /** Figures for the bench harness: Attic's p50/p95/p99 beside plocate's first page. */
@@ -264,13 +277,13 @@ function perQueryRows(attic: Attic, page: Plocate, count: Plocate) {
   }));
 }
 
-function measure(db: Db, plocateDb: string): void {
+async function measure(db: Db, plocateDb: string): Promise<void> {
   const dbBytes = ["", "-wal"].reduce(
     (n, x) => n + (statSync(db.$client.name + x, { throwIfNoEntry: false })?.size ?? 0),
     0,
   );
   say(`  attic: ${QUERIES} queries through the search service`);
-  const attic = runAttic(db);
+  const attic = await runAttic(db);
   say(`  plocate: ${QUERIES} queries, twice (-l 50, -c)`);
   const page = runPlocate(plocateDb, ["-l", "50"]);
   const count = runPlocate(plocateDb, ["-c"]);
@@ -306,10 +319,10 @@ function measure(db: Db, plocateDb: string): void {
   if (process.env.BENCH_RESULTS_FILE) writeFileSync(process.env.BENCH_RESULTS_FILE, JSON.stringify(figures));
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const { db, plocateDb, buildSeconds } = prepare();
   if (buildSeconds === undefined) {
-    measure(db, plocateDb);
+    await measure(db, plocateDb);
     return;
   }
   // Measure in a fresh process: the build's memory would hide the search's peak RSS.
@@ -326,4 +339,4 @@ function main(): void {
   process.exit(r.status ?? 1);
 }
 
-main();
+await main();

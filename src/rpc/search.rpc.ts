@@ -8,13 +8,15 @@ import { fileToProto, searchQueryFromProto, searchResultToProto } from "./conver
 export function searchRpc(ctx: AppContext): Partial<ServiceImpl<typeof SearchService>> {
   const search = () => ctx.services.search;
   return {
-    search: (req, call) => ({
-      result: searchResultToProto(search().search(actorOf(call), searchQueryFromProto(req.query), "rpc")),
+    search: async (req, call) => ({
+      result: searchResultToProto(
+        await search().search(actorOf(call), searchQueryFromProto(req.query), "rpc"),
+      ),
     }),
     async *searchStream(req, call) {
       // Validation and the permission check happen here, before the first message.
       const files = search().stream(actorOf(call), searchQueryFromProto(req.query), "rpc");
-      for (const file of files) {
+      for await (const file of files) {
         if (call.signal.aborted) return;
         yield { file: fileToProto(file) };
       }

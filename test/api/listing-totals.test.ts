@@ -11,7 +11,7 @@ import { waitFor } from "./watched.helpers.ts";
 
 /**
  * A directory's total is counted once and kept until a write adds, removes,
- * renames, moves or re-grants a row (files.repo.ts, db/client.ts
+ * renames, moves or re-grants a row (files.repo.ts, db/change-watch.ts
  * movesWatch); hashing keeps it, yet the hashes show at once. Pages of one
  * entry, so every total below is the kept count, not a short last page.
  */

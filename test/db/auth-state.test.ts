@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { changeWatch, openDb } from "../../src/db/client.ts";
+import { changeWatch } from "../../src/db/change-watch.ts";
+import { openDb } from "../../src/db/client.ts";
 import { organizations, roles } from "../../src/db/schema.ts";
 import { createUsersRepo } from "../../src/domain/users/users.repo.ts";
 

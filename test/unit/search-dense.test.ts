@@ -6,7 +6,7 @@ import { type Db, openDb } from "../../src/db/client.ts";
 import { organizations } from "../../src/db/schema.ts";
 import { LARGE_FILE_BYTES } from "../../src/domain/search/search.dense.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
-import { parseSearchInput } from "../../src/domain/search/search.service.ts";
+import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
@@ -188,9 +188,7 @@ describe("dense search plan", () => {
         expect(x.plan).toBe("dense");
         expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
         expect(x.total, JSON.stringify(i)).toBe(y.total);
-        const paths = dense()
-          .rowsInOrder(org, x.ids)
-          .map((r) => r.path);
+        const paths = rowsInOrder(db, org, x.ids).map((r) => r.path);
         expect(paths.some((p) => p.startsWith("/Photos/"))).toBe(false);
       }
     } finally {

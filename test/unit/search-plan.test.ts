@@ -165,8 +165,17 @@ describe("search plans agree", () => {
     expect(mixed.total).toBeGreaterThan(5);
   });
 
-  it("streams the same window as one search answers, in batches", () => {
-    const service = createSearchService({ db, access: createAccess(createAccessRepo(db)) });
+  it.each([
+    ["in the server's thread", false],
+    ["on a search thread", true],
+  ])("streams the same window as one search answers, in batches (%s)", async (_, threaded) => {
+    const service = createSearchService({
+      db,
+      access: createAccess(createAccessRepo(db)),
+      threads: threaded
+        ? { file: db.$client.name, threads: 1, cacheKib: 2048, idleMs: 60_000, perCaller: 4, maxWaiting: 8 }
+        : undefined,
+    });
     const actor = {
       userId: "u",
       username: "u",
@@ -176,9 +185,15 @@ describe("search plans agree", () => {
       via: "jwt" as const,
     };
     const input = { q: "photos", limit: 1000, offset: 5 };
-    const page = service.search(actor, input);
-    expect(page.files.length).toBeGreaterThan(400);
-    expect([...service.stream(actor, input)].map((f) => f.id)).toEqual(page.files.map((f) => f.id));
-    expect(() => service.stream({ ...actor, permissions: [] }, input)).toThrow(/permission/);
+    try {
+      const page = await service.search(actor, input);
+      expect(page.files.length).toBeGreaterThan(400);
+      const streamed: string[] = [];
+      for await (const f of service.stream(actor, input)) streamed.push(f.id);
+      expect(streamed).toEqual(page.files.map((f) => f.id));
+      expect(() => service.stream({ ...actor, permissions: [] }, input)).toThrow(/permission/);
+    } finally {
+      await service.close();
+    }
   });
 });

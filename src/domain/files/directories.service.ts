@@ -1,4 +1,5 @@
-import { changeWatch, type Db } from "../../db/client.ts";
+import { changeWatch } from "../../db/change-watch.ts";
+import type { Db } from "../../db/client.ts";
 import { AppError } from "../../errors.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import { type Access, LEVEL } from "../access/access.ts";

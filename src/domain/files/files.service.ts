@@ -1,4 +1,4 @@
-import { changeWatch } from "../../db/client.ts";
+import { changeWatch } from "../../db/change-watch.ts";
 import { AppError } from "../../errors.ts";
 import { readUtf8 } from "../../platform/local-files.ts";
 import { LEVEL } from "../access/access.ts";

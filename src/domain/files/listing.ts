@@ -1,5 +1,6 @@
 import { and, asc, count, desc, type SQL, sql } from "drizzle-orm";
-import { type Db, movesWatch } from "../../db/client.ts";
+import { movesWatch } from "../../db/change-watch.ts";
+import type { Db } from "../../db/client.ts";
 import { files } from "../../db/schema.ts";
 
 type FileRow = typeof files.$inferSelect;

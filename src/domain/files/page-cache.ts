@@ -2,7 +2,7 @@
  * Directory pages as last answered, kept until the database changes. A
  * listing is the UI's most frequent request and reads every row of a page;
  * between two writes the same page for the same view is the same answer.
- * `changed` is a changeWatch (db/client.ts): any write, through this
+ * `changed` is a changeWatch (db/change-watch.ts): any write, through this
  * connection or another, empties the cache before the next read, so a
  * listing is never staler than a query would be. Callers still check the
  * caller's access on every request; the key holds what decides which rows a

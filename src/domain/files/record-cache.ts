@@ -3,7 +3,7 @@
  * changes: a file's record and its downloads and ranges each start by
  * reading the same row, and a player seeking through a video asks for it
  * hundreds of times between two writes. `changed` is a changeWatch
- * (db/client.ts): any write, through this connection or another, empties
+ * (db/change-watch.ts): any write, through this connection or another, empties
  * the cache before the next read, so a record is never staler than a query
  * would be. Only the read is saved: callers still check the caller's access
  * on the row every time. Entries are keyed by organization and id, bounded

@@ -1,4 +1,5 @@
-import { changeWatch, type Db, writeTransaction } from "../../db/client.ts";
+import { changeWatch } from "../../db/change-watch.ts";
+import { type Db, writeTransaction } from "../../db/client.ts";
 import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, type ErrorCode } from "../../errors.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";

@@ -1,8 +1,6 @@
+import type Database from "better-sqlite3";
 import type { Statement } from "better-sqlite3";
-import { inArray } from "drizzle-orm";
-import { changeWatch, type Db } from "../../db/client.ts";
-import { files } from "../../db/schema.ts";
-import type { FileRow } from "../files/files.repo.ts";
+import { changeWatch } from "../../db/change-watch.ts";
 import { foldText } from "./fold.ts";
 import {
   broadEligible,
@@ -34,8 +32,9 @@ import {
   largePageQuery,
   largeTotalQuery,
 } from "./search.large.ts";
+import { EXACT_TOTAL_BOUND } from "./search.limits.ts";
 import { countQuery, type Expand, pageQuery, phraseTrigrams, type Sql, splitTerms } from "./search.query.ts";
-import { EXACT_TOTAL_BOUND, type SearchSpec } from "./search.schemas.ts";
+import type { SearchSpec } from "./search.schemas.ts";
 
 /**
  * How far past its expected length the broad plan's walk may go (a
@@ -115,7 +114,7 @@ export interface SearchPage {
 }
 
 /** The search queries (SQL built by search.query.ts and search.broad.ts), with statements cached. */
-export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN) {
+export function createSearchRepo(db: { $client: Database.Database }, plan: SearchPlanOptions = DEFAULT_PLAN) {
   const sqlite = db.$client;
   const statements = new Map<string, Statement>();
   const prepared = (q: Sql): Statement => {
@@ -327,24 +326,6 @@ export function createSearchRepo(db: Db, plan: SearchPlanOptions = DEFAULT_PLAN)
         count(organizationId, spec, acl),
       );
       return { ...page, estimated: false, plan: "general" };
-    },
-
-    /**
-     * The rows of `ids` (of the organization), in the order of `ids`. Looked
-     * up by primary key alone (the organization is checked here): with the
-     * organization in the WHERE, SQLite may pick an organization-prefixed
-     * index and walk the whole library to find 50 rows.
-     */
-    rowsInOrder(organizationId: string, ids: readonly string[]): FileRow[] {
-      if (ids.length === 0) return [];
-      const rows = db
-        .select()
-        .from(files)
-        .where(inArray(files.id, ids as string[]))
-        .all()
-        .filter((r) => r.organization_id === organizationId);
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return ids.flatMap((id) => byId.get(id) ?? []);
     },
   };
 }

@@ -1,12 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { isId } from "../../platform/ids.ts";
 import { FileSchema } from "../files/files.schemas.ts";
+import { EXACT_TOTAL_BOUND, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "./search.limits.ts";
 
-/** Largest page a search may ask for; above it the request is refused (400), not silently cut. */
-export const SEARCH_MAX_LIMIT = 1000;
-export const SEARCH_DEFAULT_LIMIT = 50;
-/** Totals up to this many matches are always exact; above it a search may answer an estimate (total_is_estimate). */
-export const EXACT_TOTAL_BOUND = 5000;
 export const SORT_FIELDS = ["name", "size", "created_at", "updated_at", "relevance"] as const;
 export const FILE_TYPES = ["file", "directory", "symlink"] as const;
 

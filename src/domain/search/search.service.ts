@@ -1,17 +1,27 @@
 import type { z } from "@hono/zod-openapi";
+import { inArray } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
+import { files } from "../../db/schema.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import { type Access, aclCondition } from "../access/access.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { type FileDto, toFileDtos } from "../files/files.dto.ts";
+import type { FileRow } from "../files/files.repo.ts";
 import { parseInput } from "../parse-input.ts";
-import { createSearchRepo, DEFAULT_PLAN, type Scope, type SearchPlanOptions } from "./search.repo.ts";
+import {
+  createSearchRepo,
+  DEFAULT_PLAN,
+  type Scope,
+  type SearchPage,
+  type SearchPlanOptions,
+} from "./search.repo.ts";
 import {
   SearchInputSchema,
   type SearchResultSchema,
   type SearchSpec,
   toSearchSpec,
 } from "./search.schemas.ts";
+import { type SearchThreadOptions, SearchThreads } from "./search-threads.ts";
 
 /** One page of search results: the shape of SearchResultSchema, the one source of it (docs/api.md). */
 export type SearchResult = z.output<typeof SearchResultSchema>;
@@ -31,23 +41,34 @@ export function parseSearchInput(input: unknown): SearchSpec {
  * Search over the caller's organization's live files and directories (needs
  * file:read). `search` answers one page with its total; `stream` yields the
  * same window lazily, in batches, for RPC SearchStream. Both validate and
- * check permission before returning, so errors surface before any result.
+ * check permission before any page is looked for, so errors surface before
+ * any result. With `threads`, pages are looked for on the search threads
+ * (search-threads.ts), never on the event loop; the page's rows are read
+ * here.
  */
 export function createSearchService(deps: {
   db: Db;
   access: Access;
   metrics?: Metrics;
   plan?: Partial<SearchPlanOptions>;
+  threads?: Omit<SearchThreadOptions, "plan" | "fallback">;
 }) {
   const { db, metrics, access } = deps;
   const aclOf = (actor: Actor): Scope => {
     const view = access.view(actor);
     return { acl: aclCondition(view, "f.acl_id"), hidden: view.top >= 1 ? view.unreadable : undefined };
   };
-  const repo = createSearchRepo(db, { ...DEFAULT_PLAN, ...deps.plan });
+  const plan = { ...DEFAULT_PLAN, ...deps.plan };
+  const repo = createSearchRepo(db, plan);
+  const threads = deps.threads && new SearchThreads({ ...deps.threads, plan, fallback: repo });
+  /** One page of matches (ids and total), on a search thread when there are any. */
+  const page = async (actor: Actor, spec: SearchSpec, limit: number, offset: number, scope: Scope) =>
+    threads
+      ? threads.page(actor.userId, actor.organizationId, spec, limit, offset, scope)
+      : repo.page(actor.organizationId, spec, limit, offset, scope);
 
   const records = (organizationId: string, ids: string[]): FileDto[] =>
-    toFileDtos(db, repo.rowsInOrder(organizationId, ids));
+    toFileDtos(db, rowsInOrder(db, organizationId, ids));
 
   const prepare = (actor: Actor, input: unknown, transport: SearchTransport): SearchSpec => {
     requirePermission(actor, "file:read");
@@ -57,12 +78,11 @@ export function createSearchService(deps: {
   };
 
   return {
-    search(actor: Actor, input: unknown, transport: SearchTransport = "rest"): SearchResult {
+    async search(actor: Actor, input: unknown, transport: SearchTransport = "rest"): Promise<SearchResult> {
       const spec = prepare(actor, input, transport);
-      const org = actor.organizationId;
-      const { ids, total, estimated } = repo.page(org, spec, spec.limit, spec.offset, aclOf(actor));
+      const { ids, total, estimated } = await page(actor, spec, spec.limit, spec.offset, aclOf(actor));
       return {
-        files: records(org, ids),
+        files: records(actor.organizationId, ids),
         total,
         page: Math.floor(spec.offset / spec.limit) + 1,
         page_size: spec.limit,
@@ -71,21 +91,43 @@ export function createSearchService(deps: {
       };
     },
 
-    stream(actor: Actor, input: unknown, transport: SearchTransport = "rpc"): Iterable<FileDto> {
+    stream(actor: Actor, input: unknown, transport: SearchTransport = "rpc"): AsyncIterable<FileDto> {
       const spec = prepare(actor, input, transport);
-      const org = actor.organizationId;
       const acl = aclOf(actor);
-      return (function* () {
+      return (async function* () {
         for (let done = 0; done < spec.limit; ) {
           const take = Math.min(STREAM_BATCH, spec.limit - done);
-          const { ids } = repo.page(org, spec, take, spec.offset + done, acl);
-          yield* records(org, ids);
+          const { ids }: SearchPage = await page(actor, spec, take, spec.offset + done, acl);
+          yield* records(actor.organizationId, ids);
           if (ids.length < take) return;
           done += take;
         }
       })();
     },
+
+    /** Ends the search threads. */
+    close: async (): Promise<void> => {
+      await threads?.close();
+    },
   };
 }
 
 export type SearchService = ReturnType<typeof createSearchService>;
+
+/**
+ * The rows of `ids` (of the organization), in the order of `ids`. Looked
+ * up by primary key alone (the organization is checked here): with the
+ * organization in the WHERE, SQLite may pick an organization-prefixed
+ * index and walk the whole library to find 50 rows.
+ */
+export function rowsInOrder(db: Db, organizationId: string, ids: readonly string[]): FileRow[] {
+  if (ids.length === 0) return [];
+  const rows = db
+    .select()
+    .from(files)
+    .where(inArray(files.id, ids as string[]))
+    .all()
+    .filter((r) => r.organization_id === organizationId);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}

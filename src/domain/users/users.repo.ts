@@ -1,5 +1,6 @@
 import { and, asc, count, eq, sql } from "drizzle-orm";
-import { changeWatch, type Db } from "../../db/client.ts";
+import { changeWatch } from "../../db/change-watch.ts";
+import type { Db } from "../../db/client.ts";
 import { roles, userRoles, users } from "../../db/schema.ts";
 import { nowIso } from "../../platform/ids.ts";
 

@@ -1,7 +1,8 @@
 import { availableParallelism } from "node:os";
 import { and, asc, count, eq, sql } from "drizzle-orm";
+import { withoutMoves } from "../../db/change-watch.ts";
 import { WalCheckpointer } from "../../db/checkpointer.ts";
-import { type Db, withoutMoves } from "../../db/client.ts";
+import type { Db } from "../../db/client.ts";
 import { files, watchedFolders } from "../../db/schema.ts";
 import { writeSignalOf } from "../../db/write-signal.ts";
 import type { AccessView } from "../access/access.ts";

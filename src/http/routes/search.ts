@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.ts";
-import { SEARCH_MAX_LIMIT, SearchResultSchema, SORT_FIELDS } from "../../domain/search/search.schemas.ts";
+import { SEARCH_MAX_LIMIT } from "../../domain/search/search.limits.ts";
+import { SearchResultSchema, SORT_FIELDS } from "../../domain/search/search.schemas.ts";
 import { actorOf, type Router } from "../env.ts";
 import { errorResponses, type Guards, json, newRouter, SECURED } from "../router.ts";
 
@@ -42,7 +43,7 @@ const search = createRoute({
       description: "One page of results",
       ...json(SearchResultSchema),
     },
-    ...errorResponses(400, 401, 403, 429),
+    ...errorResponses(400, 401, 403, 429, 503),
   },
 });
 
@@ -50,8 +51,8 @@ const search = createRoute({
 export function searchRoutes(ctx: AppContext, guards: Guards): Router {
   const r = newRouter();
   r.use("/search", guards.auth("file:read"));
-  r.openapi(search, (c) => {
-    return c.json(ctx.services.search.search(actorOf(c), c.req.valid("query"), "rest"), 200);
+  r.openapi(search, async (c) => {
+    return c.json(await ctx.services.search.search(actorOf(c), c.req.valid("query"), "rest"), 200);
   });
   return r;
 }
