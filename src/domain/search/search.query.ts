@@ -208,6 +208,19 @@ export function searchFilter(organizationId: string, spec: SearchSpec, acl?: Sql
   return { sql: `FROM ${from} WHERE ${where.join(" AND ")}`, params: [...fromParams, ...params] };
 }
 
+/**
+ * `f` is the folder `path` or under it. The range [p, p + "0") can use
+ * files_path_idx (not when `unindexed`); the OR keeps "/Photos" and
+ * "/Photos/…" but not "/Photos.bak".
+ */
+export function pathRange(path: string, unindexed: boolean): Sql {
+  const col = unindexed ? "+f.path" : "f.path";
+  return {
+    sql: `${col} >= ? AND ${col} < ? AND (f.path = ? OR f.path >= ?)`,
+    params: [path, `${path}0`, path, `${path}/`],
+  };
+}
+
 /** SQL conditions on `f`, ANDed, with their parameters. */
 export interface Conditions {
   sql: string[];
@@ -227,11 +240,8 @@ export function rowFilters(spec: SearchSpec, unindexed: boolean): Conditions {
     out.params.push(...p);
   };
   if (spec.path) {
-    // The range [p, p + "0") can use files_path_idx; the OR keeps "/Photos" and "/Photos/…" but
-    // not "/Photos.bak".
-    const col = unindexed ? "+f.path" : "f.path";
-    add(`${col} >= ? AND ${col} < ?`, spec.path, `${spec.path}0`);
-    add("(f.path = ? OR f.path >= ?)", spec.path, `${spec.path}/`);
+    const range = pathRange(spec.path, unindexed);
+    add(range.sql, ...range.params);
   }
   if (spec.type) add("f.type = ?", spec.type);
   // files_live_size_idx would otherwise tempt the planner to walk sizes and probe FTS row by row.

@@ -33,8 +33,17 @@ import {
   largeTotalQuery,
 } from "./search.large.ts";
 import { EXACT_TOTAL_BOUND } from "./search.limits.ts";
-import { countQuery, type Expand, pageQuery, phraseTrigrams, type Sql, splitTerms } from "./search.query.ts";
+import {
+  countQuery,
+  type Expand,
+  pageQuery,
+  phraseTrigrams,
+  type Sql,
+  splitTerms,
+  termsOf,
+} from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
+import { subtreeCountQuery, subtreeEligible, subtreePageQuery, subtreeTotalQuery } from "./search.subtree.ts";
 
 /**
  * How far past its expected length the broad plan's walk may go (a
@@ -50,6 +59,12 @@ const STATEMENT_CACHE_SIZE = 256;
  * and is dense enough that scanning rows in order finds a page at once.
  */
 export const MAX_EXPANSION = 400;
+/**
+ * Most rows the folder-subtree plan reads per index match of the least
+ * common term (its estimate, which counts a term's own matches only; the
+ * other plans also read the children of folders holding it).
+ */
+const SUBTREE_ROWS_PER_MATCH = 2;
 /** Past every code point: the end of a range of terms beginning with a prefix. */
 const LAST = String.fromCodePoint(0x10ffff);
 
@@ -77,6 +92,10 @@ export interface SearchPlanOptions {
   folders: boolean;
   /** Whether the large-files plan (search.large.ts) may be used. */
   large: boolean;
+  /** Whether the plan for common terms within a folder (search.subtree.ts) may be used. */
+  subtree: boolean;
+  /** Fewest index matches of the least common term (estimated) for which it is considered. */
+  subtreeMinMatches: number;
 }
 
 export const DEFAULT_PLAN: SearchPlanOptions = {
@@ -91,6 +110,8 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   denseMinTotal: EXACT_TOTAL_BOUND,
   folders: true,
   large: true,
+  subtree: true,
+  subtreeMinMatches: 50_000,
 };
 
 /**
@@ -110,7 +131,7 @@ export interface SearchPage {
   /** True when `total` is the dense plan's estimate (above `denseMinTotal`); false when exact. */
   estimated: boolean;
   /** Which plan answered (for logs and tests). */
-  plan: "general" | "broad" | "dense" | "folders" | "large";
+  plan: "general" | "broad" | "dense" | "folders" | "large" | "subtree";
 }
 
 /** The search queries (SQL built by search.query.ts and search.broad.ts), with statements cached. */
@@ -278,6 +299,33 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     return { ...page, estimated: false, plan: "folders" };
   };
 
+  /**
+   * The answer of the plan for common terms within a folder (search.subtree.ts),
+   * or undefined when the folder holds more rows than the least common term
+   * has index matches (or no term is in the index: the general plan then reads
+   * the folder's rows itself).
+   */
+  const subtreePage = (
+    org: string,
+    spec: SearchSpec,
+    limit: number,
+    offset: number,
+    acl?: Sql,
+  ): SearchPage | undefined => {
+    const { fts, viaFolders } = termsOf(spec);
+    if (fts.length + viaFolders.length === 0) return undefined;
+    const least = Math.min(...[...fts, ...viaFolders].map(estimate));
+    if (least < plan.subtreeMinMatches) return undefined;
+    // A row of the folder costs about a quarter of an index match (read, then its row) in the
+    // other plans: measured at 1M rows, 0.4-0.5 µs against ~2 µs.
+    const bound = SUBTREE_ROWS_PER_MATCH * least;
+    if (number(subtreeCountQuery(org, spec, bound)) > bound) return undefined;
+    const page = windowed(subtreePageQuery(org, spec, limit, offset, acl), offset, () =>
+      number(subtreeTotalQuery(org, spec, acl)),
+    );
+    return { ...page, estimated: false, plan: "subtree" };
+  };
+
   return {
     /** The spec with its terms resolved against the index (which are also in folders' paths). */
     resolve: resolved,
@@ -318,6 +366,11 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       }
       const spec = resolved(input);
       if (spec.terms?.none) return { ids: [], total: 0, estimated: false, plan: "general" };
+      const subtree =
+        plan.subtree && subtreeEligible(spec)
+          ? subtreePage(organizationId, spec, limit, offset, acl)
+          : undefined;
+      if (subtree) return subtree;
       const broad =
         plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset, scope) : undefined;
       if (broad) return broad;
