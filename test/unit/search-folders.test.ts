@@ -93,7 +93,7 @@ describe("folder-terms search plan", () => {
     { q: "wedding jpg", sort_by: "created_at", limit: 1000 },
     { q: "2019 zoe", sort_by: "updated_at", sort_order: "desc", limit: 1000 },
     { q: "holiday 2019", sort_by: "relevance", limit: 1000 },
-    { q: "holiday 2019", type: "directory", limit: 1000 },
+    { q: "holiday 2019", type: "file", limit: 1000 },
     { q: "photos 2019", min_size: 20000, max_size: 60000, limit: 1000 },
     { q: "photos 2019", start_date: "2020-02-01", limit: 1000 },
     { q: "movies 20", limit: 1000 },

@@ -1,5 +1,6 @@
 import { termCondition } from "./search.contains.ts";
 import {
+  directoriesByPath,
   ftsExpression,
   MAX_TERMS,
   quoted,
@@ -70,7 +71,8 @@ function termsOfText(spec: SearchSpec): Term[] {
  * the last "/" of a path, which the index does not see).
  */
 export function foldersEligible(spec: SearchSpec): boolean {
-  if (spec.tagIds.length > 0 || !spec.terms) return false;
+  // Directories only: the general plan matches their own paths, with no folder's children to read.
+  if (spec.tagIds.length > 0 || !spec.terms || directoriesByPath(spec)) return false;
   const terms = termsOfText(spec);
   return terms.some((t) => t.inFolders) && terms.every((t) => !t.text.includes("/"));
 }

@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Db, openDb } from "../../src/db/client.ts";
+import { organizations } from "../../src/db/schema.ts";
+import { directoriesByPath } from "../../src/domain/search/search.query.ts";
+import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
+import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.service.ts";
+import { newId } from "../../src/platform/ids.ts";
+import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
+
+/**
+ * Searches for directories only are matched against the directories' own
+ * paths in the index (search.query.ts directoriesByPath): they must find
+ * exactly the directories the same search finds among all rows.
+ */
+describe("searches for directories only", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "attic-dirs-"));
+    db = openDb({ file: join(dir, "t.db") });
+    const now = new Date().toISOString();
+    db.insert(organizations).values({ id: org, name: "o", created_at: now, updated_at: now }).run();
+    seedTree(db, org, [
+      "/Photos/2019/Holiday/IMG_1.jpg",
+      "/Photos/2019/Holiday/Beach/IMG_2.jpg",
+      "/Photos/2019/Wedding/IMG_3.jpg",
+      "/Photos/2020/Holiday 2019 leftovers/IMG_4.jpg",
+      "/Photos/Été/Plage/IMG_5.jpg",
+      "/Music/Zoë Keating/Into the Trees/01. Escape Artist.flac",
+      "/Music/Holiday Songs/02. Sleigh Ride.mp3",
+      "/Docs/holiday-plan.txt",
+      "/Docs/2019/taxes.pdf",
+      "/Docs/Old/2019 holiday/receipt.pdf",
+      { path: "/Docs/Empty holiday", type: "directory" },
+    ]);
+    softDeleteSome(db, org, 0, 2);
+  });
+  afterAll(() => {
+    db.$client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const repo = () => createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false });
+  const paths = (input: Record<string, unknown>) => {
+    const spec = parseSearchInput({ limit: 1000, ...input });
+    const page = repo().page(org, spec, spec.limit, spec.offset);
+    return { plan: page.plan, total: page.total, paths: rowsInOrder(db, org, page.ids).map((r) => r.path) };
+  };
+  const directories = (input: Record<string, unknown>) => {
+    const spec = parseSearchInput({ limit: 1000, ...input });
+    const page = repo().page(org, spec, spec.limit, spec.offset);
+    return rowsInOrder(db, org, page.ids)
+      .filter((r) => r.type === "directory")
+      .map((r) => r.path);
+  };
+
+  it.each([
+    "holiday",
+    "2019",
+    "holiday 2019",
+    "photos 2019 holiday",
+    "ete",
+    "zoe trees",
+    "Photos/2019",
+    "19 ho",
+    "jpg",
+    "nothing-like-it",
+  ])("%s: the directories the same search finds among all rows", (q) => {
+    const only = paths({ q, type: "directory" });
+    expect(only.plan).toBe("general");
+    expect(only.paths).toEqual(directories({ q }));
+    expect(only.total).toBe(only.paths.length);
+    expect(paths({ q, type: "directory", sort_order: "desc" }).paths).toEqual([...only.paths].reverse());
+  });
+
+  it("finds directories by their folders' names and across levels, and nothing else", () => {
+    expect(paths({ q: "holiday 2019", type: "directory" }).paths).toEqual([
+      "/Docs/Old/2019 holiday",
+      "/Photos/2019/Holiday/Beach",
+      "/Photos/2019/Holiday",
+      "/Photos/2020/Holiday 2019 leftovers",
+    ]);
+    expect(paths({ q: "jpg", type: "directory" }).total).toBe(0);
+    expect(directoriesByPath(repo().resolve(parseSearchInput({ q: "e", type: "directory" })))).toBe(true);
+    expect(directoriesByPath(repo().resolve(parseSearchInput({ q: "e", type: "file" })))).toBe(false);
+  });
+});
