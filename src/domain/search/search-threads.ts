@@ -195,6 +195,8 @@ export class SearchThreads {
     thread.idleTimer = undefined;
     const seq = ++this.seq;
     thread.job = { ...job, seq };
+    // A search answering keeps the process alive (an idle thread does not: startDbThread unrefs it).
+    thread.worker.ref();
     thread.worker.postMessage({ seq, ...job.request } satisfies SearchWorkerRequest);
   }
 
@@ -212,6 +214,7 @@ export class SearchThreads {
       this.assign(thread, this.waiting.splice(pick, 1)[0]!);
       return;
     }
+    thread.worker.unref();
     thread.idleTimer = setTimeout(() => {
       const i = this.threads.indexOf(thread);
       if (i < 0 || thread.job) return;
@@ -224,6 +227,7 @@ export class SearchThreads {
   private async end(thread: Thread): Promise<void> {
     clearTimeout(thread.idleTimer);
     const exited = new Promise((resolve) => thread.worker.once("exit", resolve));
+    thread.worker.ref(); // until it has exited: close() may be what the process waits for
     thread.worker.postMessage("close");
     await exited;
   }
