@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, nowIso } from "../../src/platform/ids.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -81,5 +85,37 @@ describe("searches run on threads of their own", () => {
     // The other user's search waited for no search of mine that had not started (two at most run
     // at once): two of mine, at least, ended after it.
     expect(ended.indexOf("theirs")).toBeLessThanOrEqual(ended.length - 3);
+  });
+
+  it("keeps a process that waits only for a search alive until it is answered and the threads are closed", () => {
+    // The threads never keep the process alive by themselves (an idle server must be able to exit);
+    // a script whose only work is a search must still get its answer, then end once they are closed.
+    const dir = mkdtempSync(join(tmpdir(), "attic-search-exit-"));
+    const src = (m: string) => JSON.stringify(new URL(`../../src/${m}`, import.meta.url).pathname);
+    try {
+      const script = join(dir, "search-once.ts");
+      writeFileSync(
+        script,
+        [
+          `import { openDb } from ${src("db/client.ts")};`,
+          `import { createAccessRepo } from ${src("domain/access/access.repo.ts")};`,
+          `import { createAccess } from ${src("domain/access/access.ts")};`,
+          `import { createSearchService } from ${src("domain/search/search.service.ts")};`,
+          `const db = openDb({ file: ${JSON.stringify(join(dir, "t.db"))} });`,
+          "const search = createSearchService({ db, access: createAccess(createAccessRepo(db)),",
+          "  threads: { file: db.$client.name, threads: 1, cacheKib: 1024, idleMs: 60_000, perCaller: 4, maxWaiting: 8 } });",
+          `const actor = { userId: "u", username: "u", organizationId: "o", permissions: ["*:*"], isInstanceAdmin: false, via: "jwt" };`,
+          `const r = await search.search(actor, { q: "holiday" });`,
+          "console.log(`total ${r.total}`);",
+          "await search.close();",
+          `console.log("closed");`,
+        ].join("\n"),
+      );
+      const run = spawnSync(process.execPath, [script], { encoding: "utf8", timeout: 60_000 });
+      expect(run.stdout + run.stderr).toBe("total 0\nclosed\n");
+      expect(run.status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
