@@ -26,6 +26,8 @@ export const ERRORS = {
   PAYLOAD_TOO_LARGE: { http: 413, rpc: Code.ResourceExhausted, wire: "ERR_PAYLOAD_TOO_LARGE" },
   RANGE_NOT_SATISFIABLE: { http: 416, rpc: Code.OutOfRange, wire: "ERR_RANGE_NOT_SATISFIABLE" },
   RATE_LIMITED: { http: 429, rpc: Code.ResourceExhausted, wire: "RATE_LIMIT_EXCEEDED" },
+  /** The client went away before the work began (nginx's 499); nobody reads the answer. */
+  CANCELLED: { http: 499, rpc: Code.Canceled, wire: "ERR_CANCELLED" },
   INTERNAL: { http: 500, rpc: Code.Internal, wire: "ERR_INTERNAL" },
   TIMEOUT: { http: 500, rpc: Code.Internal, wire: "ERR_TIMEOUT" },
   INSUFFICIENT_STORAGE: { http: 507, rpc: Code.ResourceExhausted, wire: "ERR_INSUFFICIENT_STORAGE" },

@@ -15,7 +15,7 @@ export function searchRpc(ctx: AppContext): Partial<ServiceImpl<typeof SearchSer
     }),
     async *searchStream(req, call) {
       // Validation and the permission check happen here, before the first message.
-      const files = search().stream(actorOf(call), searchQueryFromProto(req.query), "rpc");
+      const files = search().stream(actorOf(call), searchQueryFromProto(req.query), "rpc", call.signal);
       for await (const file of files) {
         if (call.signal.aborted) return;
         yield { file: fileToProto(file) };

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId, nowIso } from "../../src/platform/ids.ts";
@@ -87,6 +87,36 @@ describe("searches run on threads of their own", () => {
     expect(ended.indexOf("theirs")).toBeLessThanOrEqual(ended.length - 3);
   });
 
+  it("drops a waiting search whose client went away; a running one finishes", async () => {
+    const search = s.server.ctx.services.search;
+    const until = async (what: string, ok: () => boolean) => {
+      for (let i = 0; !ok(); i++) {
+        if (i > 2000) throw new Error(`still waiting for ${what}: ${JSON.stringify(search.load())}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    // The server's threads (server.ts) all busy with searches of mine, two more of mine waiting.
+    const threads = availableParallelism() >= 2 ? 2 : 1;
+    let ended = 0;
+    const running = Array.from({ length: threads }, () =>
+      s.api("GET", SLOW, { token }).finally(() => ended++),
+    );
+    await until("the threads to be busy", () => search.load().running === threads);
+    const gone = new AbortController();
+    const waiting = Array.from({ length: 2 }, () =>
+      fetch(`${s.url}${SLOW}`, { headers: { authorization: `Bearer ${token}` }, signal: gone.signal }).catch(
+        (err: Error) => err.name,
+      ),
+    );
+    await until("two searches waiting", () => search.load().waiting === 2);
+    gone.abort();
+    await until("the queue to empty", () => search.load().waiting === 0);
+    // Emptied by the aborts, not by the running searches ending and making room.
+    expect(ended).toBe(0);
+    expect(await Promise.all(waiting)).toEqual(["AbortError", "AbortError"]);
+    expect((await Promise.all(running)).map((r) => r.status)).toEqual(Array(threads).fill(200));
+  });
+
   it("keeps a process that waits only for a search alive until it is answered and the threads are closed", () => {
     // The threads never keep the process alive by themselves (an idle server must be able to exit);
     // a script whose only work is a search must still get its answer, then end once they are closed.
@@ -106,7 +136,7 @@ describe("searches run on threads of their own", () => {
           "  threads: { file: db.$client.name, threads: 1, cacheKib: 1024, idleMs: 60_000, perCaller: 4, maxWaiting: 8 } });",
           `const actor = { userId: "u", username: "u", organizationId: "o", permissions: ["*:*"], isInstanceAdmin: false, via: "jwt" };`,
           `const r = await search.search(actor, { q: "holiday" });`,
-          "console.log(`total ${r.total}`);",
+          `console.log("total " + r.total);`,
           "await search.close();",
           `console.log("closed");`,
         ].join("\n"),

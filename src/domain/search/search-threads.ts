@@ -5,6 +5,8 @@ import type { Scope, SearchPage, SearchPlanOptions, SearchRepo } from "./search.
 import type { SearchSpec } from "./search.schemas.ts";
 import type { SearchWorkerReply, SearchWorkerRequest } from "./search-worker.ts";
 
+const cancelled = () => new AppError("CANCELLED", "the search was cancelled: its client went away");
+
 /** The worker's bundle inside the single executable (scripts/build.ts embeds it). */
 export const SEARCH_WORKER_ASSET = "build/search-worker.cjs";
 
@@ -31,6 +33,8 @@ interface Job {
   caller: string;
   resolve: (page: SearchPage) => void;
   reject: (err: Error) => void;
+  /** Stops listening to the request's abort signal (the job has started or ended). */
+  forget: () => void;
 }
 
 interface Thread {
@@ -76,7 +80,22 @@ export class SearchThreads {
     return this.threads.length;
   }
 
-  /** One page of `spec`'s matches for `caller` (a user or key: what perCaller counts). */
+  /** Searches running on a thread. */
+  get busy(): number {
+    return this.threads.filter((t) => t.job).length;
+  }
+
+  /** Searches waiting for a thread. */
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * One page of `spec`'s matches for `caller` (a user or key: what
+   * perCaller counts). When `signal` aborts (the client went away) while the
+   * search waits for a thread, it leaves the queue (499 CANCELLED); a search
+   * already running on a thread cannot be stopped and finishes.
+   */
   page(
     caller: string,
     organizationId: string,
@@ -84,10 +103,12 @@ export class SearchThreads {
     limit: number,
     offset: number,
     scope?: Scope,
+    signal?: AbortSignal,
   ): Promise<SearchPage> {
     const request = { organizationId, spec, limit, offset, scope };
     if (this.failed) return Promise.resolve(this.inProcess(request));
     if (this.closed) return Promise.reject(new AppError("UNAVAILABLE", "the server is shutting down"));
+    if (signal?.aborted) return Promise.reject(cancelled());
     const mine = this.perCaller.get(caller) ?? 0;
     if (mine >= this.options.perCaller) {
       return Promise.reject(
@@ -112,22 +133,34 @@ export class SearchThreads {
         if (n > 0) this.perCaller.set(caller, n);
         else this.perCaller.delete(caller);
       };
+      const onAbort = () => {
+        const i = this.waiting.indexOf(job);
+        if (i < 0) return;
+        this.waiting.splice(i, 1);
+        job.reject(cancelled());
+      };
       const job: Job = {
         request,
         caller,
         resolve: (page) => {
+          job.forget();
           done();
           resolve(page);
         },
         reject: (err) => {
+          job.forget();
           done();
           reject(err);
         },
+        forget: () => signal?.removeEventListener("abort", onAbort),
       };
       const thread = free ?? (this.threads.length < this.options.threads ? this.start() : undefined);
       if (thread) this.assign(thread, job);
       else if (this.failed) this.answerInProcess(job);
-      else this.waiting.push(job);
+      else {
+        this.waiting.push(job);
+        signal?.addEventListener("abort", onAbort, { once: true });
+      }
     });
   }
 
@@ -191,6 +224,7 @@ export class SearchThreads {
   }
 
   private assign(thread: Thread, job: Job): void {
+    job.forget();
     clearTimeout(thread.idleTimer);
     thread.idleTimer = undefined;
     const seq = ++this.seq;

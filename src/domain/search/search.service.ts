@@ -62,9 +62,16 @@ export function createSearchService(deps: {
   const repo = createSearchRepo(db, plan);
   const threads = deps.threads && new SearchThreads({ ...deps.threads, plan, fallback: repo });
   /** One page of matches (ids and total), on a search thread when there are any. */
-  const page = async (actor: Actor, spec: SearchSpec, limit: number, offset: number, scope: Scope) =>
+  const page = async (
+    actor: Actor,
+    spec: SearchSpec,
+    limit: number,
+    offset: number,
+    scope: Scope,
+    signal?: AbortSignal,
+  ) =>
     threads
-      ? threads.page(actor.userId, actor.organizationId, spec, limit, offset, scope)
+      ? threads.page(actor.userId, actor.organizationId, spec, limit, offset, scope, signal)
       : repo.page(actor.organizationId, spec, limit, offset, scope);
 
   const records = (organizationId: string, ids: string[]): FileDto[] =>
@@ -78,9 +85,22 @@ export function createSearchService(deps: {
   };
 
   return {
-    async search(actor: Actor, input: unknown, transport: SearchTransport = "rest"): Promise<SearchResult> {
+    /** One page; `signal` is the request's, aborted when its client goes away. */
+    async search(
+      actor: Actor,
+      input: unknown,
+      transport: SearchTransport = "rest",
+      signal?: AbortSignal,
+    ): Promise<SearchResult> {
       const spec = prepare(actor, input, transport);
-      const { ids, total, estimated } = await page(actor, spec, spec.limit, spec.offset, aclOf(actor));
+      const { ids, total, estimated } = await page(
+        actor,
+        spec,
+        spec.limit,
+        spec.offset,
+        aclOf(actor),
+        signal,
+      );
       return {
         files: records(actor.organizationId, ids),
         total,
@@ -91,18 +111,28 @@ export function createSearchService(deps: {
       };
     },
 
-    stream(actor: Actor, input: unknown, transport: SearchTransport = "rpc"): AsyncIterable<FileDto> {
+    stream(
+      actor: Actor,
+      input: unknown,
+      transport: SearchTransport = "rpc",
+      signal?: AbortSignal,
+    ): AsyncIterable<FileDto> {
       const spec = prepare(actor, input, transport);
       const acl = aclOf(actor);
       return (async function* () {
         for (let done = 0; done < spec.limit; ) {
           const take = Math.min(STREAM_BATCH, spec.limit - done);
-          const { ids }: SearchPage = await page(actor, spec, take, spec.offset + done, acl);
+          const { ids }: SearchPage = await page(actor, spec, take, spec.offset + done, acl, signal);
           yield* records(actor.organizationId, ids);
           if (ids.length < take) return;
           done += take;
         }
       })();
+    },
+
+    /** Searches running on the search threads and waiting for one (none without threads). */
+    load(): { running: number; waiting: number } {
+      return { running: threads?.busy ?? 0, waiting: threads?.queued ?? 0 };
     },
 
     /** Ends the search threads. */

@@ -52,7 +52,10 @@ export function searchRoutes(ctx: AppContext, guards: Guards): Router {
   const r = newRouter();
   r.use("/search", guards.auth("file:read"));
   r.openapi(search, async (c) => {
-    return c.json(await ctx.services.search.search(actorOf(c), c.req.valid("query"), "rest"), 200);
+    return c.json(
+      await ctx.services.search.search(actorOf(c), c.req.valid("query"), "rest", c.req.raw.signal),
+      200,
+    );
   });
   return r;
 }
