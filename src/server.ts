@@ -149,6 +149,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
         idleMs: SEARCH_THREAD_IDLE_MS,
         perCaller: SEARCHES_PER_CALLER,
         maxWaiting: SEARCHES_WAITING,
+        onFailure: (err) => log.error({ err }, "search threads failed; searches run on the server's thread"),
       },
     }),
     tags: createTagsService({ db, access: storage.access }),

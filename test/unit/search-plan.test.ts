@@ -165,6 +165,42 @@ describe("search plans agree", () => {
     expect(mixed.total).toBeGreaterThan(5);
   });
 
+  it("answers in the server's thread, once told why, when no search thread can start", async () => {
+    const failures: Error[] = [];
+    const service = createSearchService({
+      db,
+      access: createAccess(createAccessRepo(db)),
+      threads: {
+        file: join(dir, "no-such.db"),
+        threads: 2,
+        cacheKib: 1024,
+        idleMs: 60_000,
+        perCaller: 4,
+        maxWaiting: 8,
+        onFailure: (err) => failures.push(err),
+      },
+    });
+    const actor = {
+      userId: "u",
+      username: "u",
+      organizationId: org,
+      permissions: ["file:read"],
+      isInstanceAdmin: false,
+      via: "jwt" as const,
+    };
+    try {
+      const expected = createSearchRepo(db).page(org, parseSearchInput({ q: "photos" }), 50, 0);
+      for (let i = 0; i < 3; i++) {
+        const page = await service.search(actor, { q: "photos" });
+        expect(page.total).toBe(expected.total);
+        expect(page.files.map((f) => f.id)).toEqual(expected.ids);
+      }
+      expect(failures).toHaveLength(1);
+    } finally {
+      await service.close();
+    }
+  });
+
   it.each([
     ["in the server's thread", false],
     ["on a search thread", true],

@@ -26,6 +26,8 @@ export interface SearchThreadOptions {
   maxWaiting: number;
   /** Answers in the server's own thread when no search thread can start. */
   fallback: SearchRepo;
+  /** Told once when the threads fail and searches move to the server's thread. */
+  onFailure?: (err: Error) => void;
 }
 
 interface Job {
@@ -73,11 +75,6 @@ export class SearchThreads {
 
   constructor(options: SearchThreadOptions) {
     this.options = options;
-  }
-
-  /** Threads running now. */
-  get running(): number {
-    return this.threads.length;
   }
 
   /** Searches running on a thread. */
@@ -194,7 +191,7 @@ export class SearchThreads {
         cacheKib: this.options.cacheKib,
       });
     } catch (err) {
-      this.failed = err instanceof Error ? err : new Error(String(err));
+      this.fail(err instanceof Error ? err : new Error(String(err)));
       return undefined;
     }
     const thread: Thread = { worker };
@@ -212,7 +209,7 @@ export class SearchThreads {
       this.threads.splice(i, 1);
       clearTimeout(thread.idleTimer);
       if (this.closed) return;
-      this.failed ??= err;
+      this.fail(err);
       // What it was answering, and what waits, is answered here instead.
       if (thread.job) this.answerInProcess(thread.job);
       for (const job of this.waiting.splice(0)) this.answerInProcess(job);
@@ -221,6 +218,12 @@ export class SearchThreads {
     worker.on("exit", (code) => died(new Error(`search thread exited (${code})`)));
     this.threads.push(thread);
     return thread;
+  }
+
+  private fail(err: Error): void {
+    if (this.failed) return;
+    this.failed = err;
+    this.options.onFailure?.(err);
   }
 
   private assign(thread: Thread, job: Job): void {
