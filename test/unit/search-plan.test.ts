@@ -165,7 +165,18 @@ describe("search plans agree", () => {
     expect(mixed.total).toBeGreaterThan(5);
   });
 
+  /** A user who may read everything, for the service. */
+  const reader = () => ({
+    userId: "u",
+    username: "u",
+    organizationId: org,
+    permissions: ["file:read"],
+    isInstanceAdmin: false,
+    via: "jwt" as const,
+  });
+
   it("answers in the server's thread, once told why, when no search thread can start", async () => {
+    const actor = reader();
     const failures: Error[] = [];
     const service = createSearchService({
       db,
@@ -180,14 +191,6 @@ describe("search plans agree", () => {
         onFailure: (err) => failures.push(err),
       },
     });
-    const actor = {
-      userId: "u",
-      username: "u",
-      organizationId: org,
-      permissions: ["file:read"],
-      isInstanceAdmin: false,
-      via: "jwt" as const,
-    };
     try {
       const expected = createSearchRepo(db).page(org, parseSearchInput({ q: "photos" }), 50, 0);
       for (let i = 0; i < 3; i++) {
@@ -205,6 +208,7 @@ describe("search plans agree", () => {
     ["in the server's thread", false],
     ["on a search thread", true],
   ])("streams the same window as one search answers, in batches (%s)", async (_, threaded) => {
+    const actor = reader();
     const service = createSearchService({
       db,
       access: createAccess(createAccessRepo(db)),
@@ -212,14 +216,6 @@ describe("search plans agree", () => {
         ? { file: db.$client.name, threads: 1, cacheKib: 2048, idleMs: 60_000, perCaller: 4, maxWaiting: 8 }
         : undefined,
     });
-    const actor = {
-      userId: "u",
-      username: "u",
-      organizationId: org,
-      permissions: ["file:read"],
-      isInstanceAdmin: false,
-      via: "jwt" as const,
-    };
     const input = { q: "photos", limit: 1000, offset: 5 };
     try {
       const page = await service.search(actor, input);

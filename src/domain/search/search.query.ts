@@ -343,9 +343,18 @@ export function pageQuery(
   return windowOf(searchFilter(organizationId, spec, acl), spec, limit, offset);
 }
 
-/** Ids of one window of the rows of `from` (a FROM … WHERE on `f`) in the search's order, with their count. */
-export function windowOf(from: Sql, spec: SearchSpec, limit: number, offset: number): Sql {
-  const order = searchOrder(spec);
+/**
+ * Ids of one window of the rows of `from` (a FROM … WHERE on `f`) in the
+ * search's order (or `order`, the same order written for another plan),
+ * with their count.
+ */
+export function windowOf(
+  from: Sql,
+  spec: SearchSpec,
+  limit: number,
+  offset: number,
+  order: Sql = searchOrder(spec),
+): Sql {
   return {
     sql: `SELECT f.id AS id, count(*) OVER () AS total ${from.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
     params: [...from.params, ...order.params, limit, offset],

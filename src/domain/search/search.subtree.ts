@@ -8,6 +8,7 @@ import {
   searchOrder,
   termsOf,
   textTerms,
+  windowOf,
 } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
@@ -90,12 +91,7 @@ export function subtreePageQuery(
   offset: number,
   acl?: Sql,
 ): Sql {
-  const from = subtreeMatches(organizationId, spec, acl);
-  const order = subtreeOrder(spec);
-  return {
-    sql: `SELECT f.id AS id, count(*) OVER () AS total ${from.sql} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
-    params: [...from.params, ...order.params, limit, offset],
-  };
+  return windowOf(subtreeMatches(organizationId, spec, acl), spec, limit, offset, subtreeOrder(spec));
 }
 
 /** The count of every match (for a window past the end). */
