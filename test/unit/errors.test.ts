@@ -37,6 +37,8 @@ const RPC_BY_STATUS: Record<number, Code[]> = {
   415: [Code.InvalidArgument],
   416: [Code.OutOfRange],
   429: [Code.ResourceExhausted],
+  // A search whose client went away while it waited (nginx's "client closed request").
+  499: [Code.Canceled],
   500: [Code.Internal],
   503: [Code.Unavailable],
   507: [Code.ResourceExhausted],
