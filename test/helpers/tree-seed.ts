@@ -96,25 +96,32 @@ export function seedTree(db: Db, orgId: string, entries: (string | SeedEntry)[])
     .all()) {
     ids.set(row.path, row.id);
   }
+  // One prepared statement (drizzle builds and prepares each insert anew: ~0.4 ms a row, which held
+  // the event loop the test server shares for seconds at a few thousand rows).
+  const statement = db.$client.prepare(
+    "INSERT INTO files (id, organization_id, parent_id, name, path, type, size, mime_type, created_at, updated_at, accessed_at) " +
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
   const insert = (e: SeedEntry, parentId: string | undefined) => {
     const now = e.created_at ?? nowIso();
     const id = newId();
     const type = e.type ?? "file";
-    db.insert(files)
-      .values({
-        id,
-        organization_id: orgId,
-        parent_id: parentId ?? null,
-        name: e.path.slice(e.path.lastIndexOf("/") + 1),
-        path: e.path,
-        type,
-        size: type === "directory" ? 0 : (e.size ?? 0),
-        mime_type: type === "directory" ? "inode/directory" : "application/octet-stream",
-        created_at: now,
-        updated_at: now,
-        accessed_at: now,
-      })
-      .run();
+    const directory = type === "directory";
+    const name = e.path.slice(e.path.lastIndexOf("/") + 1);
+    const mime = directory ? "inode/directory" : "application/octet-stream";
+    statement.run(
+      id,
+      orgId,
+      parentId ?? null,
+      name,
+      e.path,
+      type,
+      directory ? 0 : (e.size ?? 0),
+      mime,
+      now,
+      now,
+      now,
+    );
     ids.set(e.path, id);
   };
   for (const raw of entries) {
