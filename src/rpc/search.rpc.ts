@@ -10,7 +10,7 @@ export function searchRpc(ctx: AppContext): Partial<ServiceImpl<typeof SearchSer
   return {
     search: async (req, call) => ({
       result: searchResultToProto(
-        await search().search(actorOf(call), searchQueryFromProto(req.query), "rpc"),
+        await search().search(actorOf(call), searchQueryFromProto(req.query), "rpc", call.signal),
       ),
     }),
     async *searchStream(req, call) {

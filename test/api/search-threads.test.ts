@@ -2,10 +2,13 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SearchService } from "../../src/gen/attic/v1/search_pb.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { orgOfToken, seedOrgUser } from "../helpers/tree-seed.ts";
+import { rpcClient } from "../rpc/clients.ts";
 
 /** Rows seeded: enough that the search below reads for a while (it reads and sorts every one). */
 const ROWS = 100_000;
@@ -87,7 +90,7 @@ describe("searches run on threads of their own", () => {
     expect(ended.indexOf("theirs")).toBeLessThanOrEqual(ended.length - 3);
   });
 
-  it("drops a waiting search whose client went away; a running one finishes", async () => {
+  it("drops a waiting search whose client went away, over REST and RPC; a running one finishes", async () => {
     const search = s.server.ctx.services.search;
     const until = async (what: string, ok: () => boolean) => {
       for (let i = 0; !ok(); i++) {
@@ -97,23 +100,27 @@ describe("searches run on threads of their own", () => {
     };
     // The server's threads (server.ts) all busy with searches of mine, two more of mine waiting.
     const threads = availableParallelism() >= 2 ? 2 : 1;
-    let ended = 0;
-    const running = Array.from({ length: threads }, () =>
-      s.api("GET", SLOW, { token }).finally(() => ended++),
-    );
+    // The RPC client's HTTP/2 session set up first: under load that took longer than a slow search.
+    const rpc = rpcClient(s.url, SearchService, token);
+    await rpc.search({ query: { query: "report", limit: 1 } });
+    const running = Array.from({ length: threads }, () => s.api("GET", SLOW, { token }));
     await until("the threads to be busy", () => search.load().running === threads);
     const gone = new AbortController();
-    const waiting = Array.from({ length: 2 }, () =>
+    const waiting = [
       fetch(`${s.url}${SLOW}`, { headers: { authorization: `Bearer ${token}` }, signal: gone.signal }).catch(
         (err: Error) => err.name,
       ),
-    );
+      rpc
+        .search({ query: { query: "e", sortBy: "updated_at", sortOrder: "desc" } }, { signal: gone.signal })
+        .catch((err: unknown) => Code[ConnectError.from(err).code]),
+    ];
     await until("two searches waiting", () => search.load().waiting === 2);
+    const answered = search.load().answered;
     gone.abort();
     await until("the queue to empty", () => search.load().waiting === 0);
-    // Emptied by the aborts, not by the running searches ending and making room.
-    expect(ended).toBe(0);
-    expect(await Promise.all(waiting)).toEqual(["AbortError", "AbortError"]);
+    // Emptied by the aborts, not by a running search ending and making room for a waiting one.
+    expect(search.load().answered).toBe(answered);
+    expect(await Promise.all(waiting)).toEqual(["AbortError", "Canceled"]);
     expect((await Promise.all(running)).map((r) => r.status)).toEqual(Array(threads).fill(200));
   });
 

@@ -70,6 +70,8 @@ export class SearchThreads {
   private readonly perCaller = new Map<string, number>();
   private seq = 0;
   private closed = false;
+  /** Searches the threads have answered (or failed). */
+  answered = 0;
   /** Set once a thread failed to start or died: searches are answered in the server's thread. */
   failed: Error | undefined;
 
@@ -199,6 +201,7 @@ export class SearchThreads {
       const job = thread.job;
       if (!job || job.seq !== reply.seq) return;
       thread.job = undefined;
+      this.answered++;
       if ("error" in reply) job.reject(new Error(`search failed: ${reply.error}`));
       else job.resolve(reply.page);
       this.next(thread);

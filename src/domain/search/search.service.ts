@@ -8,13 +8,7 @@ import { type Actor, requirePermission } from "../actor.ts";
 import { type FileDto, toFileDtos } from "../files/files.dto.ts";
 import type { FileRow } from "../files/files.repo.ts";
 import { parseInput } from "../parse-input.ts";
-import {
-  createSearchRepo,
-  DEFAULT_PLAN,
-  type Scope,
-  type SearchPage,
-  type SearchPlanOptions,
-} from "./search.repo.ts";
+import { createSearchRepo, DEFAULT_PLAN, type Scope, type SearchPlanOptions } from "./search.repo.ts";
 import {
   SearchInputSchema,
   type SearchResultSchema,
@@ -122,7 +116,7 @@ export function createSearchService(deps: {
       return (async function* () {
         for (let done = 0; done < spec.limit; ) {
           const take = Math.min(STREAM_BATCH, spec.limit - done);
-          const { ids }: SearchPage = await page(actor, spec, take, spec.offset + done, acl, signal);
+          const { ids } = await page(actor, spec, take, spec.offset + done, acl, signal);
           yield* records(actor.organizationId, ids);
           if (ids.length < take) return;
           done += take;
@@ -130,9 +124,9 @@ export function createSearchService(deps: {
       })();
     },
 
-    /** Searches running on the search threads and waiting for one (none without threads). */
-    load(): { running: number; waiting: number } {
-      return { running: threads?.busy ?? 0, waiting: threads?.queued ?? 0 };
+    /** Searches running on the search threads, waiting for one, and answered by them (none without threads). */
+    load(): { running: number; waiting: number; answered: number } {
+      return { running: threads?.busy ?? 0, waiting: threads?.queued ?? 0, answered: threads?.answered ?? 0 };
     },
 
     /** Ends the search threads. */
