@@ -222,9 +222,9 @@ function resetPeakRss(): void {
   } catch {}
 }
 
-async function runAttic(db: Db) {
-  // On a search thread, as the server runs searches (its page cache as the server gives it).
-  const search = createSearchService({
+/** The search service answering on a search thread, as the server runs searches (the server's page cache too). */
+function threadedSearch(db: Db) {
+  return createSearchService({
     db,
     access: createAccess(createAccessRepo(db)),
     threads: {
@@ -236,6 +236,10 @@ async function runAttic(db: Db) {
       maxWaiting: 8,
     },
   });
+}
+
+async function runAttic(db: Db) {
+  const search = threadedSearch(db);
   for (const m of MIX) await search.search(ACTOR, m.q); // warm the page cache and statement cache
   resetPeakRss();
   const samples: number[] = [];
@@ -265,18 +269,7 @@ async function runAttic(db: Db) {
 
 /** The wide set's shapes through the search service on a thread (as runAttic), median of 3 runs each. */
 async function runWide(db: Db) {
-  const search = createSearchService({
-    db,
-    access: createAccess(createAccessRepo(db)),
-    threads: {
-      file: db.$client.name,
-      threads: 1,
-      cacheKib: 32 * 1024,
-      idleMs: 60_000,
-      perCaller: 4,
-      maxWaiting: 8,
-    },
-  });
+  const search = threadedSearch(db);
   const shapes: { query: Record<string, string>; ms: number; total: number; estimated: boolean }[] = [];
   for (const q of WIDE_TERMS) {
     for (const variant of WIDE_VARIANTS) {
@@ -389,6 +382,7 @@ async function measure(db: Db, plocateDb: string): Promise<void> {
     `  plocate -i -c (full count): p50 ${r3(c.p50)} ms, p95 ${r3(c.p95)} ms, p99 ${r3(c.p99)} ms\n`,
   );
   const perQuery = perQueryRows(attic, page, count);
+  const wideSummary = wide && { ...pcts(wide.map((x) => x.ms)), max: wide[0]!.ms, shapes: wide };
   for (const q of perQuery) {
     process.stdout.write(
       `    ${q.label.padEnd(28)} ${(q.total_is_estimate ? `~${q.total} (${q.exact_total})` : String(q.total)).padStart(15)} hits  attic p50 ${q.attic_p50_ms} ms (max ${q.attic_max_ms})  plocate -l50 ${q.plocate_l50_p50_ms} ms  -c ${q.plocate_count_p50_ms} ms\n`,
@@ -405,14 +399,14 @@ async function measure(db: Db, plocateDb: string): Promise<void> {
     plocateCount: c,
     spawnBaselineMs: baseline,
     perQuery,
-    wide: wide && { ...pcts(wide.map((w) => w.ms)), max: wide[0]!.ms, shapes: wide },
+    wide: wideSummary,
   };
-  if (wide) {
-    const w = pcts(wide.map((x) => x.ms));
+  if (wideSummary) {
+    const w = wideSummary;
     process.stdout.write(
-      `  wider shapes (${wide.length}, median of 3 each): p50 ${r3(w.p50)} ms, p95 ${r3(w.p95)} ms, p99 ${r3(w.p99)} ms, max ${r3(wide[0]!.ms)} ms; slowest:\n`,
+      `  wider shapes (${w.shapes.length}, median of 3 each): p50 ${r3(w.p50)} ms, p95 ${r3(w.p95)} ms, p99 ${r3(w.p99)} ms, max ${r3(w.max)} ms; slowest:\n`,
     );
-    for (const x of wide.slice(0, 12)) {
+    for (const x of w.shapes.slice(0, 12)) {
       process.stdout.write(
         `    ${r3(x.ms).toString().padStart(9)} ms  ${x.estimated ? "~" : ""}${x.total} hits  ${JSON.stringify(x.query)}\n`,
       );

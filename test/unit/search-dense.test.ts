@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDb } from "../../src/db/client.ts";
-import { organizations } from "../../src/db/schema.ts";
+import type { Db } from "../../src/db/client.ts";
 import { LARGE_FILE_BYTES } from "../../src/domain/search/search.dense.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
 /**
@@ -23,12 +20,7 @@ describe("dense search plan", () => {
   const input = (i: Record<string, unknown>) => parseSearchInput(i);
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "attic-dense-"));
-    db = openDb({ file: join(dir, "t.db") });
-    const now = new Date().toISOString();
-    db.insert(organizations)
-      .values([org, other].map((id) => ({ id, name: id, created_at: now, updated_at: now })))
-      .run();
+    ({ dir, db } = openTempDb("attic-dense-", [org, other]));
     const names = [
       "IMG_%d.jpg",
       "img_%d.JPG",
@@ -54,10 +46,7 @@ describe("dense search plan", () => {
     seedTree(db, other, ["/Theirs/IMG_1.jpg", "/Theirs/amelie.mkv"]);
     softDeleteSome(db, org, 40, 60);
   });
-  afterAll(() => {
-    db.$client.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeTempDb(dir, db));
 
   const dense = () =>
     createSearchRepo(db, {

@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDb } from "../../src/db/client.ts";
-import { organizations } from "../../src/db/schema.ts";
+import type { Db } from "../../src/db/client.ts";
 import { directoriesByPath } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
 /**
@@ -21,10 +18,7 @@ describe("searches for directories only", () => {
   const org = newId();
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "attic-dirs-"));
-    db = openDb({ file: join(dir, "t.db") });
-    const now = new Date().toISOString();
-    db.insert(organizations).values({ id: org, name: "o", created_at: now, updated_at: now }).run();
+    ({ dir, db } = openTempDb("attic-dirs-", [org]));
     seedTree(db, org, [
       "/Photos/2019/Holiday/IMG_1.jpg",
       "/Photos/2019/Holiday/Beach/IMG_2.jpg",
@@ -40,10 +34,7 @@ describe("searches for directories only", () => {
     ]);
     softDeleteSome(db, org, 0, 2);
   });
-  afterAll(() => {
-    db.$client.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeTempDb(dir, db));
 
   const repo = () => createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false });
   const paths = (input: Record<string, unknown>) => {

@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDb } from "../../src/db/client.ts";
-import { organizations } from "../../src/db/schema.ts";
+import type { Db } from "../../src/db/client.ts";
 import { chooseDriver, type Driver, foldersPageQuery } from "../../src/domain/search/search.folders.ts";
 import type { Sql } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
 /**
@@ -22,12 +19,7 @@ describe("folder-terms search plan", () => {
   const other = newId();
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "attic-folders-"));
-    db = openDb({ file: join(dir, "t.db") });
-    const now = new Date().toISOString();
-    db.insert(organizations)
-      .values([org, other].map((id) => ({ id, name: id, created_at: now, updated_at: now })))
-      .run();
+    ({ dir, db } = openTempDb("attic-folders-", [org, other]));
     // Terms in folder names, in file names, in both, with accents and case on either side.
     const folders = [
       "/Photos/2019 Holiday/Beach",
@@ -70,10 +62,7 @@ describe("folder-terms search plan", () => {
     // Deleted rows, which every plan leaves out.
     softDeleteSome(db, org, 50, 80);
   });
-  afterAll(() => {
-    db.$client.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeTempDb(dir, db));
 
   const folders = () => createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false });
   const general = () => createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, folders: false });

@@ -1,15 +1,12 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDb } from "../../src/db/client.ts";
-import { organizations } from "../../src/db/schema.ts";
+import type { Db } from "../../src/db/client.ts";
 import { LARGE_FILE_BYTES } from "../../src/domain/search/search.dense.ts";
 import { LARGE_PLAN_MAX } from "../../src/domain/search/search.large.ts";
 import type { Sql } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
 const GB = 1_000_000_000;
@@ -25,12 +22,7 @@ describe("large-files search plan", () => {
   const other = newId();
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "attic-large-"));
-    db = openDb({ file: join(dir, "t.db") });
-    const now = new Date().toISOString();
-    db.insert(organizations)
-      .values([org, other].map((id) => ({ id, name: id, created_at: now, updated_at: now })))
-      .run();
+    ({ dir, db } = openTempDb("attic-large-", [org, other]));
     // Terms in folder names and file names, accents and case on either side; sizes on both
     // sides of LARGE_FILE_BYTES and of 1 GB, with ties.
     const folders = [
@@ -71,10 +63,7 @@ describe("large-files search plan", () => {
     seedTree(db, other, [{ path: "/Movies/Cosmos/theirs.mkv", size: 5 * GB }]);
     softDeleteSome(db, org, 30, 60);
   });
-  afterAll(() => {
-    db.$client.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeTempDb(dir, db));
 
   const large = () => createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, folders: false });
   const general = () =>

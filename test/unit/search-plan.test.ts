@@ -1,14 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDb } from "../../src/db/client.ts";
+import type { Db } from "../../src/db/client.ts";
 import { organizations } from "../../src/db/schema.ts";
 import { createAccessRepo } from "../../src/domain/access/access.repo.ts";
 import { createAccess } from "../../src/domain/access/access.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { createSearchService, parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
 /** The broad plan (search.broad.ts) must answer exactly what the general plan answers. */
@@ -19,12 +18,7 @@ describe("search plans agree", () => {
   const other = newId();
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "attic-plan-"));
-    db = openDb({ file: join(dir, "t.db") });
-    const now = new Date().toISOString();
-    db.insert(organizations)
-      .values([org, other].map((id) => ({ id, name: id, created_at: now, updated_at: now })))
-      .run();
+    ({ dir, db } = openTempDb("attic-plan-", [org, other]));
     const names = ["IMG_%d.jpg", "img_%d.JPG", "Beach %d.jpg", "notes %d.txt", "Ärger %d.jpg", "zz %d.jpeg"];
     const entries = Array.from(
       { length: 600 },
@@ -35,10 +29,7 @@ describe("search plans agree", () => {
     // Some deleted matches, which both plans must leave out.
     softDeleteSome(db, org, 20, 40);
   });
-  afterAll(() => {
-    db.$client.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeTempDb(dir, db));
 
   it("gives the same pages and totals", () => {
     const broad = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5, broadMaxWalk: 1e9 });

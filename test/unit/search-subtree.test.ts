@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Db, openDb } from "../../src/db/client.ts";
-import { organizations } from "../../src/db/schema.ts";
+import type { Db } from "../../src/db/client.ts";
 import type { Sql } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
 /**
@@ -22,12 +19,7 @@ describe("folder-subtree search plan", () => {
   const other = newId();
 
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "attic-subtree-"));
-    db = openDb({ file: join(dir, "t.db") });
-    const now = new Date().toISOString();
-    db.insert(organizations)
-      .values([org, other].map((id) => ({ id, name: id, created_at: now, updated_at: now })))
-      .run();
+    ({ dir, db } = openTempDb("attic-subtree-", [org, other]));
     // A library where "e" and "x" are common everywhere and the filtered folders are small;
     // accents and case on both sides, folder names holding the terms, ties of names and sizes.
     const folders = [
@@ -62,10 +54,7 @@ describe("folder-subtree search plan", () => {
     seedTree(db, other, ["/Photos/Été 2019/theirs e.jpg"]);
     softDeleteSome(db, org, 40, 70);
   });
-  afterAll(() => {
-    db.$client.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeTempDb(dir, db));
 
   // Considered at any number of matches here (the library is small): the folder's rows decide.
   const subtree = () =>

@@ -1,6 +1,15 @@
 import { termCondition } from "./search.contains.ts";
 import { LARGE_FILE_BYTES } from "./search.dense.ts";
-import { countOf, MAX_TERMS, rowFilters, type Sql, termsOf, textTerms, windowOf } from "./search.query.ts";
+import {
+  andWhere,
+  countOf,
+  MAX_TERMS,
+  rowFilters,
+  type Sql,
+  termsOf,
+  textTerms,
+  windowOf,
+} from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
 /**
@@ -63,10 +72,7 @@ function largeMatches(organizationId: string, spec: SearchSpec, acl?: Sql): Sql 
   const filters = rowFilters(spec, true);
   if (filters.sql.length > 0) conds.push({ sql: filters.sql.join(" AND "), params: filters.params });
   if (acl) conds.push(acl);
-  return {
-    sql: [from.sql, ...conds.map((c) => c.sql)].join(" AND "),
-    params: [...from.params, ...conds.flatMap((c) => c.params)],
-  };
+  return andWhere(from, conds);
 }
 
 /** Ids of one window of matches in the search's order, each with the count of all matches. */

@@ -322,6 +322,14 @@ function relevanceOrder(spec: SearchSpec): Sql {
   return { sql: `CASE WHEN ${conds.join(" AND ")} THEN 0 ELSE 1 END, ${tail}`, params };
 }
 
+/** `from` (a FROM … WHERE on `f`) with `conds` ANDed to its WHERE. */
+export function andWhere(from: Sql, conds: readonly Sql[]): Sql {
+  return {
+    sql: [from.sql, ...conds.map((c) => c.sql)].join(" AND "),
+    params: [...from.params, ...conds.flatMap((c) => c.params)],
+  };
+}
+
 /** The count of every match. */
 export function countQuery(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
   return countOf(searchFilter(organizationId, spec, acl));

@@ -1,5 +1,6 @@
 import { termCondition } from "./search.contains.ts";
 import {
+  andWhere,
   countOf,
   MAX_TERMS,
   pathRange,
@@ -21,9 +22,10 @@ import type { SearchSpec } from "./search.schemas.ts";
  * the folder's rows from files_path_idx instead and checks every term on
  * each one's path in SQL, as the large-files plan does (search.large.ts):
  * 0.26-0.40 s for the same page. Its cost follows the folder's rows, so it
- * is used only when the terms' index matches are estimated above
- * SearchPlanOptions.subtreeMinMatches and the folder holds no more rows
- * than that estimate (counted from the index alone, up to it). The total is
+ * is used only when the least common term's index matches are estimated
+ * at SearchPlanOptions.subtreeMinMatches or more and the folder holds at
+ * most twice as many rows (search.repo.ts SUBTREE_ROWS_PER_MATCH; counted
+ * from the index alone, up to that bound). The total is
  * exact; the order and tie-breaks are the general plan's (searchOrder; by
  * relevance, "the name holds every term" is checked on the name in SQL
  * instead of asked of the index), so a page is the same rows in the same
@@ -67,10 +69,7 @@ function subtreeMatches(organizationId: string, spec: SearchSpec, acl?: Sql): Sq
   const filters = rowFilters({ ...spec, path: undefined }, true);
   if (filters.sql.length > 0) conds.push({ sql: filters.sql.join(" AND "), params: filters.params });
   if (acl) conds.push(acl);
-  return {
-    sql: [from.sql, ...conds.map((c) => c.sql)].join(" AND "),
-    params: [...from.params, ...conds.flatMap((c) => c.params)],
-  };
+  return andWhere(from, conds);
 }
 
 /** The general plan's order; by relevance, name matches first as checked on the name itself. */
