@@ -270,6 +270,14 @@ export const files = sqliteTable(
     index("files_live_size_idx")
       .on(t.organization_id, t.size)
       .where(sql`${t.is_deleted} = 0 AND ${t.size} >= 104857600`),
+    index("files_live_updated_idx").on(t.organization_id, t.updated_at).where(sql`${t.is_deleted} = 0`),
+    index("files_live_created_idx").on(t.organization_id, t.created_at).where(sql`${t.is_deleted} = 0`),
+    index("files_live_length_idx")
+      .on(t.organization_id, sql`length(${t.name})`)
+      .where(sql`${t.is_deleted} = 0`),
+    index("files_live_dirs_idx")
+      .on(t.organization_id, sql`${t.name} COLLATE NOCASE`)
+      .where(sql`${t.is_deleted} = 0 AND ${t.type} = 'directory'`),
     index("files_blob_idx").on(t.blob_hash),
     index("files_watched_idx").on(t.watched_folder_id, t.host_rel_path),
     index("files_deleted_idx").on(t.organization_id, t.is_deleted, t.deleted_at),

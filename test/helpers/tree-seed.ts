@@ -152,3 +152,17 @@ export function softDeleteSome(db: Db, orgId: string, from: number, to: number):
   for (const { id } of rows.slice(from))
     db.update(files).set({ is_deleted: true }).where(eq(files.id, id)).run();
 }
+
+/**
+ * Gives every row a modification and a creation date from a few dozen days
+ * (2001-09-09 on), so that sorts by date have many ties to break by id.
+ */
+export function spreadDates(db: Db): void {
+  db.$client
+    .prepare(
+      `UPDATE files SET
+         updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 1000000000 + (rowid * 7919) % 53 * 86400, 'unixepoch'),
+         created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 1000000000 + (rowid * 104729) % 41 * 86400, 'unixepoch')`,
+    )
+    .run();
+}

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
-import { LARGE_FILE_BYTES } from "../../src/domain/search/search.dense.ts";
+import { LARGE_FILE_BYTES } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
-import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
+import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
 /**
  * The dense plan (search.dense.ts) must page exactly as the general plan
@@ -45,6 +45,7 @@ describe("dense search plan", () => {
     );
     seedTree(db, other, ["/Theirs/IMG_1.jpg", "/Theirs/amelie.mkv"]);
     softDeleteSome(db, org, 40, 60);
+    spreadDates(db);
   });
   afterAll(() => closeTempDb(dir, db));
 
@@ -77,20 +78,34 @@ describe("dense search plan", () => {
     { q: "mkv", sort_by: "size", min_size: LARGE_FILE_BYTES, max_size: LARGE_FILE_BYTES + 60_000_000 },
     { q: "e", sort_by: "size", min_size: LARGE_FILE_BYTES + 20_000_000, sort_order: "desc", limit: 1000 },
     { q: "jpg", path: "/Photos", type: "file" },
+    // Directories only, walking their own index.
+    { q: "o", type: "directory", limit: 3 },
+    { q: "e", type: "directory", sort_order: "desc", offset: 1, limit: 2 },
     { q: "Holiday 2019", limit: 1000 },
     // Across folders' "/" a term matches; across the last one of a file's path it does not.
     { q: "ic/Björk" },
     { q: "Björk/Zoë" },
     { q: "nothing-like-this" },
     { q: "jpg", offset: 100_000 },
+    // By date (migration 0018's indexes), with many rows sharing a date: ties go by id.
+    { q: "jpg", sort_by: "updated_at", sort_order: "desc" },
+    { q: "e", sort_by: "updated_at", limit: 1000 },
+    { q: "amelie", sort_by: "created_at", sort_order: "desc", limit: 9, offset: 4 },
+    { q: "jpg", sort_by: "created_at", start_date: "2001-09-20T00:00:00.000Z", limit: 40 },
     // By relevance, pages within the rows whose name holds every term.
     { q: "amelie", sort_by: "relevance", limit: 5 },
     { q: "jpg img", sort_by: "relevance", offset: 20, limit: 10 },
+    // Terms too short for the index: from the shortest names up (files_live_length_idx).
+    { q: "e", sort_by: "relevance", limit: 5 },
+    { q: "zo", sort_by: "relevance", offset: 3, limit: 10 },
+    { q: "É", sort_by: "relevance", limit: 40 },
+    { q: "1 jpg", sort_by: "relevance", offset: 7, limit: 9 },
   ];
   /** Pages the dense plan leaves to the exact plans: past the name matches by relevance. */
   const declined: Record<string, unknown>[] = [
     { q: "movies amelie", sort_by: "relevance" },
     { q: "amelie", sort_by: "relevance", limit: 1000 },
+    { q: "zo", sort_by: "relevance", limit: 1000 },
     // By size from small files, or past the large ones: the index does not hold them.
     { q: "jpg", sort_by: "size" },
     { q: "mkv", sort_by: "size", min_size: 20_000, max_size: 60_000 },

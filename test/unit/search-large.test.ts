@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
-import { LARGE_FILE_BYTES } from "../../src/domain/search/search.dense.ts";
 import { LARGE_PLAN_MAX } from "../../src/domain/search/search.large.ts";
 import type { Sql } from "../../src/domain/search/search.query.ts";
+import { LARGE_FILE_BYTES } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";

@@ -8,7 +8,7 @@ import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.r
 import { createSearchService, parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
-import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
+import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
 /** The broad plan (search.broad.ts) must answer exactly what the general plan answers. */
 describe("search plans agree", () => {
@@ -28,6 +28,13 @@ describe("search plans agree", () => {
     seedTree(db, other, ["/Theirs/other.jpg", "/Theirs/more.jpg"]);
     // Some deleted matches, which both plans must leave out.
     softDeleteSome(db, org, 20, 40);
+    spreadDates(db);
+    // A quarter of the files large (files_live_size_idx), the rest small.
+    db.$client
+      .prepare(
+        "UPDATE files SET size = CASE WHEN rowid % 4 = 0 THEN 104857600 + (rowid % 7) * 1000 ELSE rowid % 13 END WHERE type = 'file'",
+      )
+      .run();
   });
   afterAll(() => closeTempDb(dir, db));
 
@@ -45,6 +52,11 @@ describe("search plans agree", () => {
       { q: "photos", limit: 20, offset: 7, sort_order: "desc" },
       {},
       { sort_order: "desc", limit: 30, offset: 100 },
+      // Browsing by date or from the largest file walks that order's index.
+      { sort_by: "updated_at", sort_order: "desc" },
+      { sort_by: "updated_at", limit: 17, offset: 40 },
+      { sort_by: "created_at", sort_order: "desc", limit: 30, offset: 5 },
+      { sort_by: "size", sort_order: "desc", limit: 20, offset: 3 },
     ]) {
       const spec = parseSearchInput(input);
       const a = broad.page(org, spec, spec.limit, spec.offset);
@@ -74,6 +86,7 @@ describe("search plans agree", () => {
         { q: "img jpg", limit: 10, offset: 3 },
         {},
         { q: "beach", limit: 5 },
+        { sort_by: "updated_at", sort_order: "desc", limit: 25 },
       ]) {
         const spec = parseSearchInput(input);
         const a = broad.page(org, spec, spec.limit, spec.offset, { acl, hidden: ["B"] });
@@ -144,6 +157,20 @@ describe("search plans agree", () => {
     expect(first.ids).toEqual(run(general, { q: "match", limit: 2 }).ids);
   });
 
+  it("counts a browse's total again once the library changes", () => {
+    const repo = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5, broadMaxWalk: 1e9 });
+    const browse = parseSearchInput({ sort_by: "updated_at", sort_order: "desc" });
+    const before = repo.page(org, browse, 10, 0);
+    expect(before.plan).toBe("broad");
+    seedTree(db, org, ["/Photos/added later.jpg"]);
+    const after = repo.page(org, browse, 10, 0);
+    expect(after.total).toBe(before.total + 1);
+    // The newest file first: the one just added ("now", after every spread date).
+    expect(after.ids[0]).not.toBe(before.ids[0]);
+    db.$client.prepare("DELETE FROM files WHERE organization_id = ? AND name = 'added later.jpg'").run(org);
+    expect(repo.page(org, browse, 10, 0).total).toBe(before.total);
+  });
+
   it("falls back to the general plan for sparse matches and filtered searches", () => {
     const repo = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5 });
     const sparse = parseSearchInput({ q: "IMG_5.jpg" });
@@ -154,6 +181,15 @@ describe("search plans agree", () => {
     const mixed = repo.page(org, parseSearchInput({ q: "photos beach" }), 50, 0);
     expect(mixed.plan).toBe("folders");
     expect(mixed.total).toBeGreaterThan(5);
+    // Browsing from the largest file, past the large ones (the size index holds no others).
+    const general = createSearchRepo(db, { ...DEFAULT_PLAN, broad: false, folders: false });
+    const past = parseSearchInput({ sort_by: "size", sort_order: "desc", offset: 120, limit: 100 });
+    const page = repo.page(org, past, past.limit, past.offset);
+    expect(page.plan).toBe("general");
+    expect(page.ids).toEqual(general.page(org, past, past.limit, past.offset).ids);
+    expect(page.ids).toHaveLength(100);
+    // Smallest first: no index holds that order.
+    expect(repo.page(org, parseSearchInput({ sort_by: "size" }), 50, 0).plan).toBe("general");
   });
 
   /** A user who may read everything, for the service. */

@@ -8,7 +8,7 @@ import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
 /**
- * The plan for common terms within a folder (search.subtree.ts) must page
+ * The plan for common terms within a folder or a span of dates (search.subtree.ts) must page
  * exactly as the general plan does: same rows, order and exact totals,
  * under folder grants too.
  */
@@ -86,6 +86,11 @@ describe("folder-subtree search plan", () => {
     { q: "e", path: "/Backups/e", limit: 1000 },
     { q: "e", path: "/Photos", offset: 100_000 },
     { q: "qqq e", path: "/Photos" },
+    // Without a path filter, a span of creation dates is the range read.
+    { q: "e", start_date: "2021-02-01", end_date: "2021-03-01", limit: 1000 },
+    { q: "e", start_date: "2021-02-01", limit: 5, offset: 3 },
+    { q: "x", start_date: "2021-03-01", sort_by: "updated_at", sort_order: "desc", limit: 1000 },
+    { q: "é x", end_date: "2021-01-20", sort_by: "relevance", limit: 1000 },
   ];
 
   it("gives the same pages and totals as the general plan", () => {
@@ -111,9 +116,10 @@ describe("folder-subtree search plan", () => {
     expect(total({ q: "é x", path: "/Docs" })).toBeGreaterThan(10);
     expect(total({ q: "e", path: "/Backups/e" })).toBeGreaterThan(50);
     expect(total({ q: "e", path: "/Photos", type: "directory" })).toBe(2);
+    expect(total({ q: "e", start_date: "2021-02-01", end_date: "2021-03-01" })).toBeGreaterThan(50);
   });
 
-  it("leaves rare terms, big folders, tags, terms with '/' and searches without a path to the other plans", () => {
+  it("leaves rare terms, big folders, tags, terms with '/' and searches without a path or dates to the other plans", () => {
     const plan = (i: Record<string, unknown>, options = {}) => {
       const spec = parseSearchInput(i);
       return createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, ...options }).page(
@@ -162,6 +168,9 @@ describe("folder-subtree search plan", () => {
       const theirs = parseSearchInput({ q: "theirs e", path: "/Photos" });
       expect(subtree().page(org, theirs, 50, 0)).toMatchObject({ total: 0 });
       expect(subtree().page(other, theirs, 50, 0)).toMatchObject({ total: 1 });
+      const theirsByDate = parseSearchInput({ q: "theirs e", start_date: "2000-01-01" });
+      expect(subtree().page(org, theirsByDate, 50, 0)).toMatchObject({ total: 0 });
+      expect(subtree().page(other, theirsByDate, 50, 0)).toMatchObject({ total: 1 });
     } finally {
       c.prepare("UPDATE files SET acl_id = NULL WHERE organization_id = ?").run(org);
     }

@@ -15,6 +15,7 @@ import m0014 from "./0014_search_deferred_index.ts";
 import m0015 from "./0015_files_live_size_index.ts";
 import m0016 from "./0016_children_index_acl.ts";
 import m0017 from "./0017_fts_update_when_changed.ts";
+import m0018 from "./0018_files_live_order_indexes.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   { id: 15, name: "files_live_size_index", sql: m0015 },
   { id: 16, name: "children_index_acl", sql: m0016 },
   { id: 17, name: "fts_update_when_changed", sql: m0017 },
+  { id: 18, name: "files_live_order_indexes", sql: m0018 },
 ];

@@ -5,6 +5,7 @@ import {
   pathCondition,
   type Sql,
   termsOf,
+  walkOrder,
 } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
@@ -35,14 +36,20 @@ import type { SearchSpec } from "./search.schemas.ts";
 /**
  * True when the plan can answer `spec`: terms the index answers in each row
  * alone, or one term alone that is also in folder paths, or no text at all;
- * no filters; sorted by name.
+ * no filters; sorted by name. With no text, also sorted by date or from the
+ * largest file (walking those orders' indexes: walkOrder).
  */
 export function broadEligible(spec: SearchSpec): boolean {
   const { short, fts, viaFolders } = termsOf(spec);
+  const browseOrder =
+    isBrowse(spec) &&
+    (spec.sortBy === "updated_at" ||
+      spec.sortBy === "created_at" ||
+      (spec.sortBy === "size" && spec.sortOrder === "desc"));
   return (
     short.length === 0 &&
     (viaFolders.length === 0 || (viaFolders.length === 1 && fts.length === 0)) &&
-    spec.sortBy === "name" &&
+    (spec.sortBy === "name" || browseOrder) &&
     !spec.path &&
     !spec.type &&
     spec.minSize === undefined &&
@@ -143,7 +150,9 @@ export function folderChildrenQuery(organizationId: string, spec: SearchSpec, ac
  * One page in name order, walking the name index and keeping rows in the set
  * of matches (read once from the FTS index into a temporary index; probing
  * FTS5 row by row re-reads the doclists of every probe, far slower for
- * multi-trigram words).
+ * multi-trigram words). Browsing (no text) walks the index of its own order
+ * (walkOrder): by size that holds the large files only, so the caller checks
+ * that the page is full.
  */
 export function walkPageQuery(
   organizationId: string,
@@ -160,6 +169,7 @@ export function walkPageQuery(
       ? { sql: "", params: [] }
       : { sql: `AND f.name COLLATE NOCASE ${dir === "ASC" ? "<=" : ">="} ? `, params: [bound] };
   const { viaFolders } = termsOf(spec);
+  const { index, order, range: within } = walkOrder(spec)!;
   const terms: Sql = isBrowse(spec)
     ? { sql: "", params: [] }
     : viaFolders.length === 1
@@ -167,12 +177,12 @@ export function walkPageQuery(
       : { sql: `+f.rowid IN (${OWN_MATCHES})`, params: [match(spec)] };
   return {
     sql:
-      "SELECT f.id AS id FROM files f INDEXED BY files_live_name_idx " +
-      "WHERE f.organization_id = ? AND f.is_deleted = 0 " +
+      `SELECT f.id AS id FROM files f INDEXED BY ${index} ` +
+      `WHERE f.organization_id = ? AND f.is_deleted = 0 AND ${within} ` +
       range.sql +
       (terms.sql ? `AND ${terms.sql} ` : "") +
       (acl ? `AND ${acl.sql} ` : "") +
-      `ORDER BY f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir} LIMIT ? OFFSET ?`,
+      `ORDER BY ${order} LIMIT ? OFFSET ?`,
     params: [organizationId, ...range.params, ...terms.params, ...(acl?.params ?? []), limit, offset],
   };
 }

@@ -1,7 +1,16 @@
 import type { Statement } from "better-sqlite3";
 import { maxRowidQuery } from "./search.broad.ts";
 import { rowMatcher } from "./search.match.ts";
-import { ftsExpression, MAX_TERMS, rowFilters, type Sql, termsOf, textTerms } from "./search.query.ts";
+import {
+  ftsExpression,
+  LARGE_FILE_BYTES,
+  MAX_TERMS,
+  rowFilters,
+  type Sql,
+  termsOf,
+  textTerms,
+  walkOrder,
+} from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 
 /**
@@ -17,12 +26,15 @@ import type { SearchSpec } from "./search.schemas.ts";
  *   no match), filters and folder grants applied in SQL; matches in the
  *   sample, scaled to the rowid range, estimate the total. Only when that is
  *   above EXACT_TOTAL_BOUND is the plan used, so smaller totals stay exact;
- * - page: walk the index of the requested order (files_live_name_idx, or
- *   files_live_size_idx for large files: LARGE_FILE_BYTES), filters and grants in SQL, and test each row's
+ * - page: walk the index of the requested order (search.query.ts
+ *   walkOrder: names, dates, or files_live_size_idx for large files:
+ *   LARGE_FILE_BYTES), filters and grants in SQL, and test each row's
  *   path against the terms in JavaScript, stopping once the page is full.
  *   Reaching the end of the walk makes the total exact. By relevance, rows
- *   whose name holds every term come first (search.query.ts relevanceOrder):
- *   a page within them is read from the FTS index's name matches alone.
+ *   whose name holds every term come first (search.query.ts relevanceOrder),
+ *   shortest names first: a page within them is read from the FTS index's
+ *   name matches alone, or, for terms too short for the index, from the
+ *   shortest names up (files_live_length_idx).
  *
  * The order and tie-breaks are the general plan's (search.query.ts
  * searchOrder), so a page is the same rows in the same order.
@@ -35,24 +47,14 @@ export const WINDOW_ROWS = 4;
 
 /**
  * True when the dense plan can answer `spec`: text to match, no tags, sorted
- * by name, size, or relevance when every term is long enough for the index
- * (short terms are resolved only by the other plans).
+ * by name, date, relevance, or size (largest first, or from a large minimum).
  */
 export function denseEligible(spec: SearchSpec): boolean {
   if (spec.text === "" || spec.tagIds.length > 0) return false;
-  if (spec.sortBy === "relevance") return termsOf(spec).short.length === 0;
+  if (spec.sortBy === "relevance") return true;
   if (spec.sortBy === "size") return spec.sortOrder === "desc" || (spec.minSize ?? 0) >= LARGE_FILE_BYTES;
-  return spec.sortBy === "name";
+  return spec.sortBy === "name" || spec.sortBy === "updated_at" || spec.sortBy === "created_at";
 }
-
-/**
- * Files from this size on are in files_live_size_idx (migration 0015): a
- * walk by size covers them only, so it answers the largest first, or sizes
- * from a minimum this large. Indexing every row by size made inserts ~30%
- * dearer (a random page dirtied per row); large files are a small share of
- * a library's rows.
- */
-export const LARGE_FILE_BYTES = 104_857_600;
 
 /** The first rowid of each window of the sample over rowids 1..maxRowid. */
 export function sampleStarts(maxRowid: number): number[] {
@@ -80,10 +82,11 @@ function allConditions(spec: SearchSpec, acl?: Sql): Sql {
 /**
  * Which rows a walk in the search's order reads besides the organization's
  * live ones: by size, the large files within the size bounds (a literal
- * bound, so that SQLite sees the walk stays within the partial index).
+ * bound, so that SQLite sees the walk stays within the partial index); by
+ * name for directories only, the directories (walkOrder's range).
  */
 function walkedRange(spec: SearchSpec): Sql {
-  if (spec.sortBy !== "size") return { sql: "1", params: [] };
+  if (spec.sortBy !== "size") return { sql: walkOrder(spec)?.range ?? "1", params: [] };
   // BETWEEN gives the index range both bounds: of two lower bounds, SQLite starts the range at
   // the first one written, and starting at 100 MiB for "over 1 GB" read ~60k entries more.
   return {
@@ -121,16 +124,11 @@ export function sampleQuery(organizationId: string, spec: SearchSpec, starts: nu
  * caller tests each and stops after one page.
  */
 export function walkQuery(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
-  const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
   // The walked range is in the WHERE (the index's range); the rest is a column, so that every
   // row read counts against the walk's budget, rows a filter rejects too.
   const walked = walkedRange(spec);
   const ok = allConditions(spec, acl);
-  const byName = `f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir}`;
-  const [index, order] =
-    spec.sortBy === "size"
-      ? ["files_live_size_idx", `f.size ${dir}, ${byName}`]
-      : ["files_live_name_idx", byName];
+  const { index, order } = walkOrder(spec)!;
   return {
     sql:
       `SELECT ${columns(ok, { sql: "1", params: [] })} FROM files f INDEXED BY ${index} ` +
@@ -161,6 +159,32 @@ export function nameMatchesQuery(
   };
 }
 
+/**
+ * Candidate rows from the shortest name up (files_live_length_idx), with
+ * each one's rowid and its name's length: by relevance, the rows whose name
+ * holds every term come first, shortest first, which terms too short for
+ * the index cannot ask of it.
+ */
+export function lengthWalkQuery(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
+  const ok = allConditions(spec, acl);
+  return {
+    sql:
+      `SELECT f.rowid AS r, f.path AS path, f.name AS name, f.type = 'directory' AS dir, (${ok.sql}) AS ok, ` +
+      `length(f.name) AS len FROM files f INDEXED BY files_live_length_idx WHERE ${LIVE} ORDER BY length(f.name)`,
+    params: [...ok.params, organizationId],
+  };
+}
+
+/** One page of the rows `rowids` (every row of the shortest names holding the terms) in relevance order. */
+export function shortestPageQuery(rowids: readonly number[], limit: number, offset: number): Sql {
+  return {
+    sql:
+      "SELECT f.id AS id FROM json_each(?) j JOIN files f ON f.rowid = j.value " +
+      "ORDER BY length(f.name), f.name COLLATE NOCASE, f.id LIMIT ? OFFSET ?",
+    params: [JSON.stringify(rowids), limit, offset],
+  };
+}
+
 /** When the dense plan is used (search.repo.ts SearchPlanOptions). */
 export interface DenseOptions {
   denseMinHits: number;
@@ -175,6 +199,7 @@ export interface DenseAnswer {
 }
 
 type Candidate = [id: string, path: string, name: string, dir: number, ok: number, w: number];
+type ByLength = [rowid: number, path: string, name: string, dir: number, ok: number, len: number];
 
 /**
  * The dense plan over prepared statements: a function answering one page,
@@ -234,6 +259,42 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     return { ids, matched, complete: true };
   };
 
+  /**
+   * By relevance with terms too short for the index: the page among the rows
+   * whose name holds every term, read from the shortest names up until the
+   * names of one length are done with enough of them; undefined past the
+   * walk's budget, or when the page reaches past those rows.
+   */
+  const shortest = (
+    org: string,
+    spec: SearchSpec,
+    limit: number,
+    offset: number,
+    budget: number,
+    test: (c: ByLength) => boolean,
+    acl?: Sql,
+  ): string[] | undefined => {
+    const q = lengthWalkQuery(org, spec, acl);
+    const found: number[] = [];
+    let walked = 0;
+    let len = -1;
+    let complete = true;
+    for (const c of rows(q).iterate(...q.params) as IterableIterator<ByLength>) {
+      if (c[5] !== len) {
+        if (found.length >= offset + limit) {
+          complete = false;
+          break;
+        }
+        len = c[5];
+      }
+      if (++walked > budget) return undefined;
+      if (test(c)) found.push(c[0]);
+    }
+    if (complete && found.length < offset + limit) return undefined;
+    const page = shortestPageQuery(found, limit, offset);
+    return (prepared(page).all(...page.params) as { id: string }[]).map((r) => r.id);
+  };
+
   return (
     org: string,
     spec: SearchSpec,
@@ -246,6 +307,18 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     const est = estimate(org, spec, test, acl);
     if (!est || est.hits < options.denseMinHits || est.total <= options.denseMinTotal) return undefined;
     const total = Math.max(est.total, offset + limit);
+    if (spec.sortBy === "relevance" && termsOf(spec).short.length > 0) {
+      const terms = textTerms(spec.text, MAX_TERMS);
+      const named = rowMatcher(terms);
+      // Every term in the name (tested as a directory whose path is its name: a term with "/" never
+      // is); the path, which ends with the name, then holds them too.
+      const holds = (c: ByLength) => c[4] === 1 && named(c[2], c[2], true);
+      // The general plan reads every match: walking up to an eighth of them costs little when the
+      // walk gives up ("e" from row 2000 by relevance at 1M rows: a run of 80k names of 12 characters).
+      const budget = Math.max(2 * options.denseMaxWalk, est.total / 8);
+      const ids = shortest(org, spec, limit, offset, budget, holds, acl);
+      return ids ? { ids, total, estimated: true } : undefined;
+    }
     if (spec.sortBy === "relevance") {
       const q = nameMatchesQuery(org, spec, limit, offset, acl);
       const ids = (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);

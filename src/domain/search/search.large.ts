@@ -1,8 +1,8 @@
 import { termCondition } from "./search.contains.ts";
-import { LARGE_FILE_BYTES } from "./search.dense.ts";
 import {
   andWhere,
   countOf,
+  LARGE_FILE_BYTES,
   MAX_TERMS,
   rowFilters,
   type Sql,

@@ -184,9 +184,15 @@ export function searchFilter(organizationId: string, spec: SearchSpec, acl?: Sql
   const where: string[] = ["f.organization_id = ?", "f.is_deleted = 0"];
   const params: unknown[] = [organizationId];
   // Without FTS the plan reads rows of the organization: through the path index for a
-  // path filter, else through files_deleted_idx, whose live entries are in rowid order
-  // (a sequential read; an index in name order would make it random).
-  let from = `files f INDEXED BY ${spec.path ? "files_path_idx" : "files_deleted_idx"}`;
+  // path filter, the creation dates' index for a date range, else through files_deleted_idx,
+  // whose live entries are in rowid order (a sequential read; an index in name order would
+  // make it random).
+  const rows = spec.path
+    ? "files_path_idx"
+    : spec.startDate || spec.endDate
+      ? "files_live_created_idx"
+      : "files_deleted_idx";
+  let from = `files f INDEXED BY ${rows}`;
   const fromParams: unknown[] = [];
   const tagged = taggedFiles(spec.tagIds);
   if (tagged) {
@@ -255,9 +261,9 @@ export interface Conditions {
 
 /**
  * The search's conditions other than its text and tags: path prefix, type,
- * size and dates. `unindexed` keeps the path range and sizes off
- * files_path_idx and files_live_size_idx ("+f.path") when another index
- * drives the plan.
+ * size and dates. `unindexed` keeps the path range, sizes and dates off
+ * files_path_idx, files_live_size_idx and files_live_created_idx ("+f.path")
+ * when another index drives the plan.
  */
 export function rowFilters(spec: SearchSpec, unindexed: boolean): Conditions {
   const out: Conditions = { sql: [], params: [] };
@@ -274,8 +280,9 @@ export function rowFilters(spec: SearchSpec, unindexed: boolean): Conditions {
   const size = unindexed ? "+f.size" : "f.size";
   if (spec.minSize !== undefined) add(`${size} >= ?`, spec.minSize);
   if (spec.maxSize !== undefined) add(`${size} <= ?`, spec.maxSize);
-  if (spec.startDate) add("f.created_at >= ?", spec.startDate);
-  if (spec.endDate) add("f.created_at <= ?", spec.endDate);
+  const created = unindexed ? "+f.created_at" : "f.created_at";
+  if (spec.startDate) add(`${created} >= ?`, spec.startDate);
+  if (spec.endDate) add(`${created} <= ?`, spec.endDate);
   return out;
 }
 
@@ -292,14 +299,67 @@ export function searchOrder(spec: SearchSpec): Sql {
   switch (spec.sortBy) {
     case "size":
       return { sql: `f.size ${dir}, ${byName}`, params: [] };
+    // "+": the dates' indexes (migration 0018) are for the plans that walk them (walkOrder).
     case "created_at":
-      return { sql: `f.created_at ${dir}, f.id ${dir}`, params: [] };
+      return { sql: `+f.created_at ${dir}, f.id ${dir}`, params: [] };
     case "updated_at":
-      return { sql: `f.updated_at ${dir}, f.id ${dir}`, params: [] };
+      return { sql: `+f.updated_at ${dir}, f.id ${dir}`, params: [] };
     case "relevance":
       return relevanceOrder(spec);
     default:
       return { sql: byName, params: [] };
+  }
+}
+
+/**
+ * Files from this size on are in files_live_size_idx (migration 0015): a
+ * walk by size covers them only, so it answers the largest first, or sizes
+ * from a minimum this large. Indexing every row by size made inserts ~30%
+ * dearer (a random page dirtied per row); large files are a small share of
+ * a library's rows.
+ */
+export const LARGE_FILE_BYTES = 104_857_600;
+
+/** An index of live rows in a sort's order, and that order as a walk of it reads rows. */
+export interface WalkOrder {
+  index: string;
+  /** searchOrder's order, written so that SQLite reads it from the index (ties sorted as they come). */
+  order: string;
+  /**
+   * The index's own condition besides live rows ("1" when none): by size,
+   * files of LARGE_FILE_BYTES or more; directories only, directories.
+   */
+  range: string;
+}
+
+/**
+ * The index a plan walks to read rows in the search's order: by name every
+ * live row (the directories alone when only they are asked for), by date
+ * every live row (migration 0018), by size the large files only. Undefined
+ * by relevance (no index holds that order).
+ */
+export function walkOrder(spec: SearchSpec): WalkOrder | undefined {
+  const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
+  const byName = `f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir}`;
+  switch (spec.sortBy) {
+    case "name":
+      // Directories are a twentieth of a library's rows, and not spread evenly over names.
+      if (spec.type === "directory")
+        return { index: "files_live_dirs_idx", order: byName, range: "f.type = 'directory'" };
+      return { index: "files_live_name_idx", order: byName, range: "1" };
+    case "size":
+      // A literal bound: SQLite uses a partial index only when the query implies its WHERE.
+      return {
+        index: "files_live_size_idx",
+        order: `f.size ${dir}, ${byName}`,
+        range: `f.size >= ${LARGE_FILE_BYTES}`,
+      };
+    case "updated_at":
+      return { index: "files_live_updated_idx", order: `f.updated_at ${dir}, f.id ${dir}`, range: "1" };
+    case "created_at":
+      return { index: "files_live_created_idx", order: `f.created_at ${dir}, f.id ${dir}`, range: "1" };
+    default:
+      return undefined;
   }
 }
 

@@ -21,9 +21,12 @@ import type { SearchSpec } from "./search.schemas.ts";
  * library, read to keep the 141k under /Photos (2.1-2.4 s). This plan reads
  * the folder's rows from files_path_idx instead and checks every term on
  * each one's path in SQL, as the large-files plan does (search.large.ts):
- * 0.26-0.40 s for the same page. Its cost follows the folder's rows, so it
+ * 0.26-0.40 s for the same page. Without a path filter, a span of creation
+ * dates (start_date, end_date) is read the same way from
+ * files_live_created_idx ("ü" added in the first half of 2020: 24k rows
+ * read instead of 716k matches). Its cost follows the range's rows, so it
  * is used only when the least common term's index matches are estimated
- * at SearchPlanOptions.subtreeMinMatches or more and the folder holds at
+ * at SearchPlanOptions.subtreeMinMatches or more and the range holds at
  * most twice as many rows (search.repo.ts SUBTREE_ROWS_PER_MATCH; counted
  * from the index alone, up to that bound). The total is
  * exact; the order and tie-breaks are the general plan's (searchOrder; by
@@ -32,18 +35,32 @@ import type { SearchSpec } from "./search.schemas.ts";
  * order.
  */
 
-/** True when the plan can answer `spec`: text under a path filter, no tags, no "/" in a term. */
+/** True when the plan can answer `spec`: text under a path filter or within dates, no tags, no "/" in a term. */
 export function subtreeEligible(spec: SearchSpec): boolean {
-  if (!spec.path || spec.text === "" || spec.tagIds.length > 0) return false;
+  if (!(spec.path || spec.startDate || spec.endDate)) return false;
+  if (spec.text === "" || spec.tagIds.length > 0) return false;
   return textTerms(spec.text, MAX_TERMS).every((t) => !t.includes("/"));
 }
 
-/** The organization's rows at or under the path filter, as files_path_idx holds them (deleted ones too). */
+/**
+ * The organization's rows at or under the path filter, as files_path_idx
+ * holds them (deleted ones too); without one, its live rows created within
+ * the dates, from files_live_created_idx.
+ */
 function under(organizationId: string, spec: SearchSpec): Sql {
-  const range = pathRange(spec.path!, false);
+  if (spec.path) {
+    const range = pathRange(spec.path, false);
+    return {
+      sql: `FROM files f INDEXED BY files_path_idx WHERE f.organization_id = ? AND ${range.sql}`,
+      params: [organizationId, ...range.params],
+    };
+  }
   return {
-    sql: `FROM files f INDEXED BY files_path_idx WHERE f.organization_id = ? AND ${range.sql}`,
-    params: [organizationId, ...range.params],
+    sql:
+      "FROM files f INDEXED BY files_live_created_idx WHERE f.organization_id = ? AND f.is_deleted = 0 " +
+      "AND f.created_at >= ? AND f.created_at <= ?",
+    // Past every ISO 8601 date: the end of an open span.
+    params: [organizationId, spec.startDate ?? "", spec.endDate ?? "\uffff"],
   };
 }
 
