@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
+import { lengthWalkQuery, walkQuery } from "../../src/domain/search/search.dense.ts";
 import { LARGE_FILE_BYTES } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.service.ts";
@@ -137,6 +138,26 @@ describe("dense search plan", () => {
     expect(b.page(org, input({ q: "Holiday 2019" }), 1000, 0).ids.length).toBeGreaterThan(100);
     expect(b.page(org, input({ q: "ic/Björk" }), 1000, 0).ids.length).toBeGreaterThan(100);
     expect(b.page(org, input({ q: "Björk/Zoë" }), 1000, 0).total).toBe(0);
+  });
+
+  it("walks the index of the order asked for", () => {
+    const planOf = (q: { sql: string; params: unknown[] }) =>
+      (db.$client.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...q.params) as { detail: string }[])
+        .map((r) => r.detail)
+        .join(" | ");
+    const walks: [Record<string, unknown>, string][] = [
+      [{ q: "o" }, "files_live_name_idx"],
+      [{ q: "o", type: "directory" }, "files_live_dirs_idx"],
+      [{ q: "o", sort_by: "updated_at", sort_order: "desc" }, "files_live_updated_idx"],
+      [{ q: "o", sort_by: "created_at" }, "files_live_created_idx"],
+      [{ q: "o", sort_by: "size", sort_order: "desc" }, "files_live_size_idx"],
+    ];
+    for (const [i, index] of walks)
+      expect(planOf(walkQuery(org, input(i))), JSON.stringify(i)).toContain(index);
+    const byLength = planOf(lengthWalkQuery(org, input({ q: "o", sort_by: "relevance" })));
+    expect(byLength).toContain("files_live_length_idx");
+    // The walk reads the index in its order: no sort of every row.
+    expect(byLength).not.toContain("TEMP B-TREE");
   });
 
   it("flags a total it estimated, and gives an exact one when the walk reaches the end", () => {
