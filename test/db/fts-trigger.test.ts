@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { openDb } from "../../src/db/client.ts";
-import { insertOrganization, seedTree } from "../helpers/tree-seed.ts";
+import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
+import { seedTree } from "../helpers/tree-seed.ts";
 
 /**
  * The search index follows a row's indexed text (its name, and a
@@ -12,16 +9,11 @@ import { insertOrganization, seedTree } from "../helpers/tree-seed.ts";
  * entries (migration 0017).
  */
 describe("search index update trigger", () => {
-  const dir = mkdtempSync(join(tmpdir(), "attic-fts-"));
-  const db = openDb({ file: join(dir, "t.db") });
-  const c = db.$client;
   const org = "0190a000-0000-7000-8000-00000000000f";
-  insertOrganization(c, org);
+  const { dir, db } = openTempDb("attic-fts-", [org]);
+  const c = db.$client;
   const ids = seedTree(db, org, ["/Photos/2019/beach.jpg", "/Photos/2019/sea.jpg", "/Docs/notes.txt"]);
-  afterAll(() => {
-    c.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeTempDb(dir, db));
 
   /** The index's stored pages: any write to the index adds or changes some. */
   const index = () =>

@@ -292,22 +292,31 @@ export function rowFilters(spec: SearchSpec, unindexed: boolean): Conditions {
  * matches, then shorter names, then by name; it is always best-first.
  */
 export function searchOrder(spec: SearchSpec): Sql {
+  if (spec.sortBy === "relevance") return relevanceOrder(spec);
+  // "+": the general plan reads every match anyway (it counts them), so an index in the
+  // order would only turn its sequential read into a random one; the indexes are for the
+  // plans that walk them (walkOrder).
+  return { sql: sortTerms(spec, "+"), params: [] };
+}
+
+/**
+ * The ORDER BY terms of a sort other than relevance, the columns an index
+ * holds in that order written `${mark}column`: "+" keeps SQLite off the
+ * index (searchOrder), "" lets a walk read it (walkOrder). One definition,
+ * so that every plan pages in the same order.
+ */
+function sortTerms(spec: SearchSpec, mark: "+" | ""): string {
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
-  // "+f.name": the general plan reads every match anyway (it counts them), so an index
-  // in name order would only turn its sequential read into a random one.
-  const byName = `+f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir}`;
+  const byName = `${mark}f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir}`;
   switch (spec.sortBy) {
     case "size":
-      return { sql: `f.size ${dir}, ${byName}`, params: [] };
-    // "+": the dates' indexes (migration 0018) are for the plans that walk them (walkOrder).
+      return `f.size ${dir}, ${byName}`;
     case "created_at":
-      return { sql: `+f.created_at ${dir}, f.id ${dir}`, params: [] };
+      return `${mark}f.created_at ${dir}, f.id ${dir}`;
     case "updated_at":
-      return { sql: `+f.updated_at ${dir}, f.id ${dir}`, params: [] };
-    case "relevance":
-      return relevanceOrder(spec);
+      return `${mark}f.updated_at ${dir}, f.id ${dir}`;
     default:
-      return { sql: byName, params: [] };
+      return byName;
   }
 }
 
@@ -339,25 +348,20 @@ export interface WalkOrder {
  * by relevance (no index holds that order).
  */
 export function walkOrder(spec: SearchSpec): WalkOrder | undefined {
-  const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
-  const byName = `f.name COLLATE NOCASE ${dir}, f.name ${dir}, f.id ${dir}`;
+  const order = sortTerms(spec, "");
   switch (spec.sortBy) {
     case "name":
       // Directories are a twentieth of a library's rows, and not spread evenly over names.
       if (spec.type === "directory")
-        return { index: "files_live_dirs_idx", order: byName, range: "f.type = 'directory'" };
-      return { index: "files_live_name_idx", order: byName, range: "1" };
+        return { index: "files_live_dirs_idx", order, range: "f.type = 'directory'" };
+      return { index: "files_live_name_idx", order, range: "1" };
     case "size":
       // A literal bound: SQLite uses a partial index only when the query implies its WHERE.
-      return {
-        index: "files_live_size_idx",
-        order: `f.size ${dir}, ${byName}`,
-        range: `f.size >= ${LARGE_FILE_BYTES}`,
-      };
+      return { index: "files_live_size_idx", order, range: `f.size >= ${LARGE_FILE_BYTES}` };
     case "updated_at":
-      return { index: "files_live_updated_idx", order: `f.updated_at ${dir}, f.id ${dir}`, range: "1" };
+      return { index: "files_live_updated_idx", order, range: "1" };
     case "created_at":
-      return { index: "files_live_created_idx", order: `f.created_at ${dir}, f.id ${dir}`, range: "1" };
+      return { index: "files_live_created_idx", order, range: "1" };
     default:
       return undefined;
   }

@@ -134,6 +134,23 @@ export interface SearchPage {
   plan: "general" | "broad" | "dense" | "folders" | "large" | "subtree";
 }
 
+/**
+ * Values computed by key and kept until the database changes (changeWatch),
+ * at most 256 at once: `get(key, compute)`.
+ */
+function keptUntilChange<V>(sqlite: Database.Database): (key: string, compute: () => V) => V {
+  const seen = changeWatch(sqlite);
+  const kept = new Map<string, V>();
+  return (key, compute) => {
+    if (seen.changed()) kept.clear();
+    if (kept.has(key)) return kept.get(key) as V;
+    if (kept.size >= 256) kept.clear();
+    const value = compute();
+    kept.set(key, value);
+    return value;
+  };
+}
+
 /** The search queries (SQL built by search.query.ts and search.broad.ts), with statements cached. */
 export function createSearchRepo(db: { $client: Database.Database }, plan: SearchPlanOptions = DEFAULT_PLAN) {
   const sqlite = db.$client;
@@ -263,35 +280,21 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
    * power of two, at least plan.broadMinBound), kept until the database changes;
    * undefined when the organization has fewer live rows.
    */
-  const boundsSeen = changeWatch(sqlite);
-  const bounds = new Map<string, string | undefined>();
+  const bounds = keptUntilChange<string | undefined>(sqlite);
   const walkBound = (org: string, descending: boolean, expected: number): string | undefined => {
-    if (boundsSeen.changed()) bounds.clear();
     const steps = 2 ** Math.ceil(Math.log2(Math.max(plan.broadMinBound, expected * BOUND_FACTOR)));
-    const key = `${org} ${descending} ${steps}`;
-    if (!bounds.has(key)) {
-      if (bounds.size >= 256) bounds.clear();
+    return bounds(`${org} ${descending} ${steps}`, () => {
       const q = walkBoundQuery(org, descending, steps);
-      bounds.set(key, (prepared(q).get(...q.params) as { name: string } | undefined)?.name);
-    }
-    return bounds.get(key);
+      return (prepared(q).get(...q.params) as { name: string } | undefined)?.name;
+    });
   };
 
   /**
    * The organization's live rows, kept until the database changes: browsing
    * counts them all (~65 ms at 1M rows), for every page.
    */
-  const countsSeen = changeWatch(sqlite);
-  const liveCounts = new Map<string, number>();
-  const liveCount = (org: string): number => {
-    if (countsSeen.changed()) liveCounts.clear();
-    let n = liveCounts.get(org);
-    if (n === undefined) {
-      if (liveCounts.size >= 256) liveCounts.clear();
-      liveCounts.set(org, (n = number(liveCountQuery(org))));
-    }
-    return n;
-  };
+  const liveCounts = keptUntilChange<number>(sqlite);
+  const liveCount = (org: string): number => liveCounts(org, () => number(liveCountQuery(org)));
 
   const densePlan = createDensePlan(prepared, plan);
 
