@@ -286,6 +286,25 @@ export const files = sqliteTable(
   ],
 );
 
+/**
+ * A move whose subtree is still being brought in step (migration 0019): the
+ * rows below `root_id` take its new path, and with `reassign` the acl id
+ * `to_acl` where they had `from_acl`, a folder at a time (tree.ts relocate).
+ */
+export const subtreeMoves = sqliteTable("subtree_moves", {
+  root_id: text("root_id")
+    .primaryKey()
+    .notNull()
+    .references(() => files.id, { onDelete: "cascade" }),
+  organization_id: text("organization_id")
+    .notNull()
+    .references(() => organizations.id, { onDelete: "cascade" }),
+  reassign: integer("reassign", { mode: "boolean" }).notNull().default(false),
+  from_acl: text("from_acl"),
+  to_acl: text("to_acl"),
+  started_at: text("started_at").notNull(),
+});
+
 /** Folders with a grant list of their own ("access roots"); folder_id "" is the organization's top. */
 export const accessLists = sqliteTable(
   "access_lists",

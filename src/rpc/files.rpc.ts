@@ -87,8 +87,8 @@ export function filesRpc(ctx: AppContext): Partial<ServiceImpl<typeof FileServic
 
     deleteFile: (req, call) => files().remove(actorOf(call), req.id, {}),
 
-    moveFile: (req, call) => ({
-      file: fileToProto(files().move(actorOf(call), req.id, { new_parent_id: req.newParentId })),
+    moveFile: async (req, call) => ({
+      file: fileToProto(await files().move(actorOf(call), req.id, { new_parent_id: req.newParentId })),
     }),
 
     copyFile: async (req, call) => ({
@@ -100,9 +100,9 @@ export function filesRpc(ctx: AppContext): Partial<ServiceImpl<typeof FileServic
       ),
     }),
 
-    updateFile: (req, call) => ({
+    updateFile: async (req, call) => ({
       file: fileToProto(
-        files().update(actorOf(call), req.id, {
+        await files().update(actorOf(call), req.id, {
           ...(req.name !== undefined ? { name: req.name } : {}),
           ...(req.parentId !== undefined ? { parent_id: req.parentId } : {}),
         }),

@@ -6,6 +6,8 @@ import { loadConfig } from "../../src/config/load.ts";
 import { openDb } from "../../src/db/client.ts";
 import type { Actor } from "../../src/domain/actor.ts";
 import { createFileServices } from "../../src/domain/files/area.ts";
+import { createSubtreeMoves } from "../../src/domain/files/subtree-moves.ts";
+import { createTree } from "../../src/domain/files/tree.ts";
 import { bootstrap } from "../../src/domain/setup.ts";
 import { createLogger } from "../../src/log.ts";
 import { createMetrics } from "../../src/platform/metrics.ts";
@@ -71,19 +73,168 @@ describe("files area on a real database", () => {
   const pathOf = (id: string) =>
     (db.$client.prepare("SELECT path FROM files WHERE id = ?").get(id) as { path: string }).path;
 
-  it("moves a folder with its subtree: every path below follows in one step", async () => {
+  it("moves a folder with its subtree: every path below follows before the move answers", async () => {
     const a = area.directories.create(admin, { name: "A" }).file;
     const b = area.directories.create(admin, { name: "B", parent_id: a.id }).file;
     const f = await area.files.upload(admin, { name: "x.txt", parentId: b.id, source: bytes("x") });
     const target = area.directories.create(admin, { name: "Target" }).file;
     expect(pathOf(f.id)).toBe("/A/B/x.txt");
-    area.files.move(admin, a.id, { new_parent_id: target.id });
+    await area.files.move(admin, a.id, { new_parent_id: target.id });
     expect(pathOf(a.id)).toBe("/Target/A");
     expect(pathOf(b.id)).toBe("/Target/A/B");
     expect(pathOf(f.id)).toBe("/Target/A/B/x.txt");
     // Into its own subtree: refused, nothing changed.
-    expect(() => area.files.move(admin, a.id, { new_parent_id: b.id })).toThrow();
+    await expect(area.files.move(admin, a.id, { new_parent_id: b.id })).rejects.toMatchObject({
+      code: "VALIDATION",
+    });
     expect(pathOf(f.id)).toBe("/Target/A/B/x.txt");
+  });
+
+  describe("a large folder's move, a folder at a time", () => {
+    /** Folders `top`/d0..d{n-1}, each holding `per` files and one sub folder with `per` files; their ids. */
+    const seed = (top: string, folders: number, per: number) => {
+      const root = area.directories.create(admin, { name: top }).file;
+      const ids: string[] = [];
+      for (let i = 0; i < folders; i++) {
+        const d = area.directories.create(admin, { name: `d${i}`, parent_id: root.id }).file;
+        const sub = area.directories.create(admin, { name: "sub", parent_id: d.id }).file;
+        for (let j = 0; j < per; j++) {
+          ids.push(area.directories.create(admin, { name: `f${j}`, parent_id: d.id }).file.id);
+          ids.push(area.directories.create(admin, { name: `g${j}`, parent_id: sub.id }).file.id);
+        }
+      }
+      return root;
+    };
+    const stale = (prefix: string) =>
+      (
+        db.$client.prepare("SELECT count(*) AS n FROM files WHERE path LIKE ? || '/%'").get(prefix) as {
+          n: number;
+        }
+      ).n;
+    const pending = () =>
+      (db.$client.prepare("SELECT count(*) AS n FROM subtree_moves").get() as { n: number }).n;
+
+    /** The area again over the same database, moving `sliceRows` rows per transaction. */
+    const sliced = (sliceRows: number) => {
+      const moves = createSubtreeMoves(db, { sliceRows });
+      return createTree(
+        db,
+        area.repo,
+        { maxCopyItems: 1000, maxPathLength: 4096, maxDepth: 64 },
+        area.access,
+        moves,
+      );
+    };
+
+    it("writes the rows below in many transactions, and what is added meanwhile lands at the new path", async () => {
+      const root = seed("Big", 6, 5);
+      const tree = sliced(3);
+      const moving = tree.relocate(admin, root.id, { name: "Renamed" });
+      // The move is under way: its own row is renamed, its record kept until the subtree is done.
+      for (let i = 0; i < 1000 && pending() === 0; i++) await new Promise((r) => setImmediate(r));
+      expect(pending()).toBe(1);
+      expect(pathOf(root.id)).toBe("/Renamed");
+      expect(stale("/Big")).toBeGreaterThan(0);
+      // A folder created deep inside meanwhile, and a file in it, end up under the new path.
+      const d5 = area.repo.liveChild(admin.organizationId, root.id, "d5")!;
+      const late = area.directories.create(admin, { name: "late", parent_id: d5.id }).file;
+      const inLate = area.directories.create(admin, { name: "x", parent_id: late.id }).file;
+      const moved = await moving;
+      expect(moved.path).toBe("/Renamed");
+      expect(pending()).toBe(0);
+      expect(stale("/Big")).toBe(0);
+      expect(pathOf(inLate.id)).toBe("/Renamed/d5/late/x");
+      const rows = db.$client
+        .prepare(
+          "SELECT path, name, (SELECT path FROM files p WHERE p.id = f.parent_id) AS parent FROM files f WHERE path LIKE '/Renamed/%'",
+        )
+        .all() as { path: string; name: string; parent: string }[];
+      expect(rows.length).toBe(6 * (2 + 2 * 5) + 2);
+      for (const r of rows) expect(r.path).toBe(`${r.parent}/${r.name}`);
+    });
+
+    it("runs one move at a time per organization, in order", async () => {
+      const root = seed("One", 3, 4);
+      const other = area.directories.create(admin, { name: "Two" }).file;
+      const tree = sliced(2);
+      const first = tree.relocate(admin, root.id, { name: "First" });
+      for (let i = 0; i < 1000 && pending() === 0; i++) await new Promise((r) => setImmediate(r));
+      expect(pending()).toBe(1);
+      // Asked while the first one's subtree is being written: it waits for it.
+      const second = tree.relocate(admin, root.id, { parentId: other.id });
+      await Promise.all([first, second]);
+      expect(pathOf(root.id)).toBe("/Two/First");
+      const rows = db.$client
+        .prepare(
+          "SELECT path, name, (SELECT path FROM files p WHERE p.id = f.parent_id) AS parent FROM files f WHERE parent_id IS NOT NULL",
+        )
+        .all() as { path: string; name: string; parent: string }[];
+      for (const r of rows) expect(r.path).toBe(`${r.parent}/${r.name}`);
+      expect(stale("/Two/First")).toBe(3 * (2 + 2 * 4));
+    });
+
+    it("moves a folder into another access root: every row it governed takes the new one", async () => {
+      const root = seed("Shared", 4, 3);
+      const nested = area.repo.liveChild(admin.organizationId, root.id, "d2")!;
+      const privateDir = area.directories.create(admin, { name: "Private" }).file;
+      const only = [{ subject_type: "user", subject_id: admin.userId, level: "manage" }];
+      area.grants.set(admin, { directory_id: privateDir.id, grants: only });
+      // A folder inside with a list of its own keeps it, and so do the rows it governs.
+      area.grants.set(admin, { directory_id: nested.id, grants: only });
+      await sliced(5).relocate(admin, root.id, { parentId: privateDir.id });
+      const acl = db.$client
+        .prepare(
+          "SELECT f.acl_id AS acl, count(*) AS n FROM files f WHERE f.path LIKE '/Private/Shared%' GROUP BY f.acl_id ORDER BY n",
+        )
+        .all() as { acl: string | null; n: number }[];
+      expect(acl).toEqual([
+        { acl: nested.id, n: 2 + 2 * 3 },
+        { acl: privateDir.id, n: 1 + 3 * (2 + 2 * 3) },
+      ]);
+    });
+
+    it("finishes at the next start a move a stop interrupted", async () => {
+      const root = seed("Cut", 4, 3);
+      // What a stop after the move's first transaction leaves: the folder renamed, its record, old paths below.
+      db.$client.prepare("UPDATE files SET name = 'Whole', path = '/Whole' WHERE id = ?").run(root.id);
+      createSubtreeMoves(db).begin(admin.organizationId, root.id);
+      expect(stale("/Cut")).toBe(4 * (2 + 2 * 3));
+      await area.close();
+      area = createFileServices({
+        db,
+        dataDir: dir,
+        metrics: createMetrics(),
+        log: createLogger("silent"),
+        maxUploadBytes: 1024 * 1024,
+        limits: { maxCopyItems: 1000, maxPathLength: 4096, maxDepth: 64 },
+      });
+      expect(pending()).toBe(0);
+      expect(stale("/Cut")).toBe(0);
+      expect(
+        (
+          db.$client.prepare("SELECT count(*) AS n FROM files WHERE path LIKE '/Whole/%'").get() as {
+            n: number;
+          }
+        ).n,
+      ).toBe(4 * (2 + 2 * 3));
+    });
+
+    it("refuses a move whose subtree would pass the depth limit, read before the move", async () => {
+      const root = seed("Deep", 1, 1);
+      const tree = createTree(
+        db,
+        area.repo,
+        { maxCopyItems: 1000, maxPathLength: 4096, maxDepth: 3 },
+        area.access,
+      );
+      const target = area.directories.create(admin, { name: "T" }).file;
+      // /Deep/d0/sub/g0 is 3 levels below /Deep: under /T it would be 5 deep.
+      await expect(tree.relocate(admin, root.id, { parentId: target.id })).rejects.toMatchObject({
+        code: "VALIDATION",
+      });
+      expect(pathOf(root.id)).toBe("/Deep");
+      expect(pending()).toBe(0);
+    });
   });
 
   it("rolls a failed upload back: no row, no blob, no temp file", async () => {

@@ -45,12 +45,16 @@ export function createAccessRepo(db: Db) {
       UNION ALL
       SELECT f.id FROM files f JOIN sub ON f.parent_id = sub.id
     ) UPDATE files SET acl_id = ? WHERE id IN (SELECT id FROM sub) AND acl_id IS ?`);
-  const rehomeStmt = c.prepare<[string, string, string | null, string]>(`
-    WITH RECURSIVE sub(id) AS (
-      SELECT id FROM files WHERE id = ? AND organization_id = ?
+  // Whether the folder ? lies in the subtree of ? (itself included), walking up from it.
+  const withinStmt = c.prepare<[string, string], { x: number }>(`
+    WITH RECURSIVE up(id) AS (
+      SELECT ?
       UNION ALL
-      SELECT f.id FROM files f JOIN sub ON f.parent_id = sub.id
-    ) UPDATE access_lists SET home_user_id = ? WHERE organization_id = ? AND folder_id IN (SELECT id FROM sub)`);
+      SELECT f.parent_id FROM files f JOIN up ON f.id = up.id WHERE f.parent_id IS NOT NULL
+    ) SELECT 1 AS x FROM up WHERE id = ? LIMIT 1`);
+  const setHomeStmt = c.prepare<[string | null, string, string]>(
+    "UPDATE access_lists SET home_user_id = ? WHERE organization_id = ? AND folder_id = ?",
+  );
   const homeStmt = c.prepare<[string, string], { id: string }>(
     "SELECT id FROM files WHERE organization_id = ? AND home_of = ?",
   );
@@ -80,8 +84,16 @@ export function createAccessRepo(db: Db) {
     reassign: (orgId: string, rootId: string, from: string | null, to: string | null) =>
       reassignStmt.run(rootId, orgId, to, from).changes,
     /** Access roots in `rootId`'s subtree now lie in `homeUserId`'s personal folder (or none). */
-    rehome: (orgId: string, rootId: string, homeUserId: string | null) =>
-      rehomeStmt.run(rootId, orgId, homeUserId, orgId).changes,
+    rehome(orgId: string, rootId: string, homeUserId: string | null): number {
+      // An organization has few access roots: each is checked by walking up from it (the
+      // subtree below `rootId` may hold 100k rows).
+      let n = 0;
+      for (const { folder_id } of rootsStmt.all(orgId)) {
+        if (folder_id !== "" && withinStmt.get(folder_id, rootId))
+          n += setHomeStmt.run(homeUserId, orgId, folder_id).changes;
+      }
+      return n;
+    },
     homeOf: (orgId: string, userId: string) => homeStmt.get(orgId, userId)?.id,
     /** Users and groups of the organization, to name grant subjects. */
     subjects: (orgId: string) => subjectsStmt.all(orgId, orgId),

@@ -170,20 +170,22 @@ export function createAccess(repo: AccessRepo) {
 
     /**
      * Keeps grants in step after `row` moved from under `fromAcl` to under
-     * `toAcl` (the acl ids of its old and new parent): rows it governed by
-     * inheritance follow the new place, and access roots inside it learn
-     * whose personal folder they now lie in (call inside the move's transaction).
+     * `toAcl` (the acl ids of its old and new parent): access roots inside
+     * it learn whose personal folder they now lie in (call inside the move's
+     * transaction). Returns the change the rows it governed by inheritance
+     * need (acl id `from` becomes `to`: the row itself, then its subtree,
+     * written by the move a folder at a time), or undefined when none.
      */
     moved(
       orgId: string,
       row: { id: string; acl_id: string | null },
       fromAcl: string | null,
       toAcl: string | null,
-    ): void {
-      if (fromAcl === toAcl) return;
-      if (row.acl_id !== row.id) repo.reassign(orgId, row.id, fromAcl, toAcl);
+    ): { from: string | null; to: string | null } | undefined {
+      if (fromAcl === toAcl) return undefined;
       const toHome = homeUserOf(orgId, toAcl);
       if (homeUserOf(orgId, fromAcl) !== toHome && repo.rehome(orgId, row.id, toHome) > 0) epoch++;
+      return row.acl_id !== row.id ? { from: fromAcl, to: toAcl } : undefined;
     },
 
     /** True when the folder `id` has a list of its own. */

@@ -9,6 +9,7 @@ import { reclaimUnused } from "./content.ts";
 import { createDirectoriesService } from "./directories.service.ts";
 import { createFilesRepo, type FilesRepo } from "./files.repo.ts";
 import { createFilesService } from "./files.service.ts";
+import { createSubtreeMoves } from "./subtree-moves.ts";
 import { createTrashService } from "./trash.service.ts";
 import { createTree, type TreeLimits } from "./tree.ts";
 
@@ -31,7 +32,10 @@ export function createFileServices(deps: {
   const repo = createFilesRepo(deps.db);
   const accessRepo = createAccessRepo(deps.db);
   const access = createAccess(accessRepo);
-  const tree = createTree(deps.db, repo, deps.limits, access);
+  const moves = createSubtreeMoves(deps.db);
+  const finished = moves.finishAllNow();
+  if (finished > 0) deps.log.warn({ moves: finished }, "finished the folder moves a stop interrupted");
+  const tree = createTree(deps.db, repo, deps.limits, access, moves);
   const unfinished = repo.dropUnfinishedCopies();
   if (unfinished > 0)
     deps.log.warn({ rows: unfinished }, "removed the hidden rows of copies a stop interrupted");

@@ -132,12 +132,12 @@ export function createDirectoriesService(deps: {
     },
 
     /** Moves a directory (its subtree's paths follow); into its own subtree is 400. */
-    move(actor: Actor, id: string, input: unknown): DirectoryDto {
+    async move(actor: Actor, id: string, input: unknown): Promise<DirectoryDto> {
       requirePermission(actor, "file:write");
       const q = parseInput(MoveFileInput, input ?? {});
       tree.liveDir(actor, id);
       const parentId = moveTarget(q);
-      return one(actor, tree.relocate(actor, id, { parentId }));
+      return one(actor, await tree.relocate(actor, id, { parentId }));
     },
 
     /** Soft delete; non-empty needs `recursive=true` (400 otherwise). */

@@ -138,19 +138,19 @@ export function createFilesService(deps: FilesDeps) {
     },
 
     /** Renames and/or moves (PATCH/PUT /files/:id). `parent_id: null` moves to the top. */
-    update(actor: Actor, id: string, input: unknown): FileDto {
+    async update(actor: Actor, id: string, input: unknown): Promise<FileDto> {
       requirePermission(actor, "file:write");
       const q = parseInput(UpdateFileInput, input ?? {});
       const name = q.name === undefined ? undefined : normalizeName(q.name);
-      return dto(tree.relocate(actor, id, { name, parentId: q.parent_id }));
+      return dto(await tree.relocate(actor, id, { name, parentId: q.parent_id }));
     },
 
     /** Moves under `new_parent_id` (alias `parent_id`); null or absent = top level. */
-    move(actor: Actor, id: string, input: unknown): FileDto {
+    async move(actor: Actor, id: string, input: unknown): Promise<FileDto> {
       requirePermission(actor, "file:write");
       const q = parseInput(MoveFileInput, input ?? {});
       const parentId = moveTarget(q);
-      return dto(tree.relocate(actor, id, { parentId }));
+      return dto(await tree.relocate(actor, id, { parentId }));
     },
 
     /** Copies a file (sharing its blob) or a directory subtree. */

@@ -9,6 +9,7 @@ import type { TagDto } from "../tags/tags.repo.ts";
 import type { FileRow, FilesRepo, NewFileRow } from "./files.repo.ts";
 import { childPath } from "./names.ts";
 import { createRecordCache } from "./record-cache.ts";
+import { createSubtreeMoves, type SubtreeMoves } from "./subtree-moves.ts";
 
 /** Content for a copied row that has no blob of its own (a watched file ingested beforehand). */
 type BlobOf = (row: FileRow) => { hash: string; size: number } | undefined;
@@ -39,7 +40,13 @@ const depthOf = (path: string) => {
  * Every change runs in one SQLite transaction (synchronous, so two moves
  * cannot interleave and the tree stays acyclic).
  */
-export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: Access) {
+export function createTree(
+  db: Db,
+  repo: FilesRepo,
+  limits: TreeLimits,
+  access: Access,
+  moves: SubtreeMoves = createSubtreeMoves(db),
+) {
   const tx = <T>(fn: () => T): T => writeTransaction(db.$client, fn);
 
   /**
@@ -158,12 +165,6 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: 
   }
 
   /** What `row`'s subtree adds below it, for `fits`. */
-  function extentBelow(org: string, row: FileRow): { chars: number; levels: number } {
-    if (row.type !== "directory") return { chars: 0, levels: 0 };
-    const s = repo.liveSubtreeStats(org, row.id, Number.MAX_SAFE_INTEGER);
-    return { chars: Math.max(0, s.longestPath - row.path.length), levels: s.depthBelow };
-  }
-
   /** Watched-folder rows mirror the host: the tree may not change them. */
   function writable(row: Pick<FileRow, "watched_folder_id"> | null, what = "item"): void {
     if (row?.watched_folder_id) {
@@ -221,29 +222,70 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: 
     }
   }
 
-  /** Renames and/or moves `id` (and its subtree's paths) in one transaction. */
-  function relocate(actor: Actor, id: string, to: { name?: string; parentId?: string | null }): FileRow {
+  /**
+   * Tree changes that walk a subtree over several transactions (a move's,
+   * a copy's) run one at a time per organization, in order: none starts on
+   * rows another is still writing. Each first finishes any move a failure
+   * left unfinished.
+   */
+  const queues = new Map<string, Promise<unknown>>();
+  function exclusive<T>(org: string, fn: () => Promise<T>): Promise<T> {
+    const run = async () => {
+      await moves.finish(org);
+      return fn();
+    };
+    const result = (queues.get(org) ?? Promise.resolve()).then(run, run);
+    const tail = result.catch(() => undefined);
+    queues.set(org, tail);
+    void tail.then(() => {
+      if (queues.get(org) === tail) queues.delete(org);
+    });
+    return result;
+  }
+
+  /**
+   * Renames and/or moves `id`. Its own row changes in one transaction; the
+   * rows below a folder follow a folder at a time (subtree-moves.ts), and
+   * the returned promise settles once they all have.
+   */
+  function relocate(
+    actor: Actor,
+    id: string,
+    to: { name?: string; parentId?: string | null },
+  ): Promise<FileRow> {
     const org = actor.organizationId;
-    return tx(() => {
-      const row = live(actor, id, "FILE_NOT_FOUND", LEVEL.write);
-      notHome(row);
-      writable(row);
-      const target = to.parentId === undefined ? parent(actor, row.parent_id) : parent(actor, to.parentId);
-      writable(target, "destination");
-      notIntoItself(org, row, target);
-      const name = to.name ?? row.name;
-      const parentId = target?.id ?? null;
-      if (name === row.name && parentId === row.parent_id) return row;
-      nameFree(org, parentId, name, row.id);
-      const path = childPath(target?.path, name);
-      fits(path, extentBelow(org, row));
-      const fromAcl = parentAcl(org, row);
-      conflictOnUnique("an item with that name already exists here", () =>
-        repo.update(org, row.id, { name, parent_id: parentId, path, updated_at: nowIso() }),
-      );
-      if (row.type === "directory") repo.rewriteDescendantPaths(org, row.id, row.path, path);
-      access.moved(org, row, fromAcl, target?.acl_id ?? null);
-      return repo.get(org, row.id) as FileRow;
+    return exclusive(org, async () => {
+      const before = live(actor, id, "FILE_NOT_FOUND", LEVEL.write);
+      // Read before the move, between other requests: what the subtree adds to the new path's length and depth.
+      const below = before.type === "directory" ? await moves.extent(org, before.id) : undefined;
+      const row = tx(() => {
+        const row = live(actor, id, "FILE_NOT_FOUND", LEVEL.write);
+        notHome(row);
+        writable(row);
+        const target = to.parentId === undefined ? parent(actor, row.parent_id) : parent(actor, to.parentId);
+        writable(target, "destination");
+        notIntoItself(org, row, target);
+        const name = to.name ?? row.name;
+        const parentId = target?.id ?? null;
+        if (name === row.name && parentId === row.parent_id) return undefined;
+        nameFree(org, parentId, name, row.id);
+        const path = childPath(target?.path, name);
+        fits(path, row.type === "directory" ? below : undefined);
+        const reassign = access.moved(org, row, parentAcl(org, row), target?.acl_id ?? null);
+        conflictOnUnique("an item with that name already exists here", () =>
+          repo.update(org, row.id, {
+            name,
+            parent_id: parentId,
+            path,
+            updated_at: nowIso(),
+            ...(reassign ? { acl_id: reassign.to } : {}),
+          }),
+        );
+        if (row.type === "directory") moves.begin(org, row.id, reassign);
+        return row;
+      });
+      if (row?.type === "directory") await moves.finish(org);
+      return repo.get(org, id) as FileRow;
     });
   }
 
@@ -257,11 +299,20 @@ export function createTree(db: Db, repo: FilesRepo, limits: TreeLimits, access: 
    * them all in one statement at the end: nobody ever sees half a copy, and
    * a crash leaves only hidden rows that the next start removes.
    */
-  async function copy(
+  function copy(
     actor: Actor,
     id: string,
     to: { parentId: string | null; name?: string },
     blobOf: BlobOf = () => undefined,
+  ): Promise<FileRow> {
+    return exclusive(actor.organizationId, () => copyNow(actor, id, to, blobOf));
+  }
+
+  async function copyNow(
+    actor: Actor,
+    id: string,
+    to: { parentId: string | null; name?: string },
+    blobOf: BlobOf,
   ): Promise<FileRow> {
     const org = actor.organizationId;
     const checkTarget = () => {

@@ -440,7 +440,7 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
     const parentId = parent.kind === "top" ? null : parent.row.id;
     const name = dest.at(-1)!;
     if (move) {
-      ctx.services.files.update(actor, res.row.id, { name, parent_id: parentId });
+      await ctx.services.files.update(actor, res.row.id, { name, parent_id: parentId });
       locks.dropUnder(actor.organizationId, keyOf(segments));
     } else if (res.row.type === "directory" && depth === "0") {
       const made = dav.mkcol(actor, parent, name);

@@ -226,13 +226,13 @@ export function filesRoutes(ctx: AppContext, guards: Guards): Router {
     c.json(await files.readText(actorOf(c), c.req.valid("param").id), 200),
   );
   for (const method of ["patch", "put"] as const) {
-    r.openapi({ ...update(method), middleware: [write] }, (c) =>
-      c.json(files.update(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
+    r.openapi({ ...update(method), middleware: [write] }, async (c) =>
+      c.json(await files.update(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
     );
   }
   for (const method of ["put", "post"] as const) {
-    r.openapi({ ...move(method), middleware: [write] }, (c) =>
-      c.json(files.move(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
+    r.openapi({ ...move(method), middleware: [write] }, async (c) =>
+      c.json(await files.move(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
     );
   }
   r.openapi({ ...copy, middleware: [write] }, async (c) =>
