@@ -278,6 +278,8 @@ export const files = sqliteTable(
     index("files_live_dirs_idx")
       .on(t.organization_id, sql`${t.name} COLLATE NOCASE`)
       .where(sql`${t.is_deleted} = 0 AND ${t.type} = 'directory'`),
+    // The self-reference's cascade looks up children by parent alone on every delete (migration 0020).
+    index("files_parent_idx").on(t.parent_id),
     index("files_blob_idx").on(t.blob_hash),
     index("files_watched_idx").on(t.watched_folder_id, t.host_rel_path),
     index("files_deleted_idx").on(t.organization_id, t.is_deleted, t.deleted_at),
@@ -287,11 +289,12 @@ export const files = sqliteTable(
 );
 
 /**
- * A move whose subtree is still being brought in step (migration 0019): the
- * rows below `root_id` take its new path, and with `reassign` the acl id
- * `to_acl` where they had `from_acl`, a folder at a time (tree.ts relocate).
+ * A change to the rows below `root_id` still being made, a folder at a time
+ * (migration 0019, src/domain/files/subtree-jobs.ts): `kind` move (with
+ * `reassign`, rows governed by `from_acl` take `to_acl`), delete or restore
+ * (of delete batch `batch`, stamped `at`), or purge.
  */
-export const subtreeMoves = sqliteTable("subtree_moves", {
+export const subtreeJobs = sqliteTable("subtree_jobs", {
   root_id: text("root_id")
     .primaryKey()
     .notNull()
@@ -299,9 +302,12 @@ export const subtreeMoves = sqliteTable("subtree_moves", {
   organization_id: text("organization_id")
     .notNull()
     .references(() => organizations.id, { onDelete: "cascade" }),
+  kind: text("kind").notNull(),
   reassign: integer("reassign", { mode: "boolean" }).notNull().default(false),
   from_acl: text("from_acl"),
   to_acl: text("to_acl"),
+  batch: text("batch"),
+  at: text("at"),
   started_at: text("started_at").notNull(),
 });
 

@@ -6,7 +6,9 @@ import { loadConfig } from "../../src/config/load.ts";
 import { openDb } from "../../src/db/client.ts";
 import type { Actor } from "../../src/domain/actor.ts";
 import { createFileServices } from "../../src/domain/files/area.ts";
-import { createSubtreeMoves } from "../../src/domain/files/subtree-moves.ts";
+import { reclaimUnused } from "../../src/domain/files/content.ts";
+import { createSubtreeJobs } from "../../src/domain/files/subtree-jobs.ts";
+import { createTrashService } from "../../src/domain/files/trash.service.ts";
 import { createTree } from "../../src/domain/files/tree.ts";
 import { bootstrap } from "../../src/domain/setup.ts";
 import { createLogger } from "../../src/log.ts";
@@ -112,19 +114,35 @@ describe("files area on a real database", () => {
         }
       ).n;
     const pending = () =>
-      (db.$client.prepare("SELECT count(*) AS n FROM subtree_moves").get() as { n: number }).n;
+      (db.$client.prepare("SELECT count(*) AS n FROM subtree_jobs").get() as { n: number }).n;
 
-    /** The area again over the same database, moving `sliceRows` rows per transaction. */
+    /** The tree again over the same database, changing `sliceRows` rows per transaction. */
     const sliced = (sliceRows: number) => {
-      const moves = createSubtreeMoves(db, { sliceRows });
+      const reclaim = async (hashes: readonly string[]) => {
+        for (const hash of hashes) await reclaimUnused(area.repo, area.blobs, createLogger("silent"), hash);
+      };
+      const jobs = createSubtreeJobs(db, { sliceRows, reclaim });
       return createTree(
         db,
         area.repo,
         { maxCopyItems: 1000, maxPathLength: 4096, maxDepth: 64 },
         area.access,
-        moves,
+        jobs,
       );
     };
+    /** The trash over `tree`. */
+    const trashOf = (tree: ReturnType<typeof sliced>) =>
+      createTrashService({
+        db,
+        repo: area.repo,
+        tree,
+        access: area.access,
+        blobs: area.blobs,
+        metrics: createMetrics(),
+        log: createLogger("silent"),
+      });
+    const rowsWhere = (sql: string, ...params: unknown[]) =>
+      (db.$client.prepare(`SELECT count(*) AS n FROM files WHERE ${sql}`).get(...params) as { n: number }).n;
 
     it("writes the rows below in many transactions, and what is added meanwhile lands at the new path", async () => {
       const root = seed("Big", 6, 5);
@@ -193,11 +211,69 @@ describe("files area on a real database", () => {
       ]);
     });
 
+    it("deletes, restores and purges a folder a few rows a transaction: exactly its rows, each once", async () => {
+      const root = seed("Old", 4, 3);
+      const below = 4 * (2 + 2 * 3);
+      const d1 = area.repo.liveChild(admin.organizationId, root.id, "d1")!;
+      const earlier = area.repo.liveChild(admin.organizationId, d1.id, "f0")!;
+      await area.files.remove(admin, earlier.id, { recursive: true });
+      const file = await area.files.upload(admin, {
+        name: "only-here.txt",
+        parentId: d1.id,
+        source: bytes("unique"),
+      });
+      const shared = await area.files.upload(admin, { name: "kept.txt", source: bytes("shared") });
+      await area.files.upload(admin, { name: "copy.txt", parentId: d1.id, source: bytes("shared") });
+      const tree = sliced(3);
+      const trash = trashOf(tree);
+      // Every live row below goes with the folder in one batch; the item deleted before keeps its own.
+      expect(await tree.softDelete(admin, area.repo.get(admin.organizationId, root.id)!, true)).toBe(
+        1 + below + 1,
+      );
+      expect(pending()).toBe(0);
+      expect(rowsWhere("path LIKE '/Old%' AND is_deleted = 0")).toBe(0);
+      const batch = area.repo.get(admin.organizationId, root.id, true)!.delete_batch;
+      expect(rowsWhere("path LIKE '/Old%' AND delete_batch = ?", batch)).toBe(1 + below + 1);
+      expect(area.repo.get(admin.organizationId, earlier.id, true)!.delete_batch).not.toBe(batch);
+      // Restore brings back that batch, and not the item deleted before.
+      expect((await trash.restore(admin, root.id)).path).toBe("/Old");
+      expect(rowsWhere("path LIKE '/Old%' AND is_deleted = 0")).toBe(1 + below - 1 + 2);
+      expect(area.repo.get(admin.organizationId, earlier.id, true)!.is_deleted).toBe(true);
+      // Purge removes every row, bottom up, and the blobs nothing else uses.
+      await tree.softDelete(admin, area.repo.get(admin.organizationId, root.id)!, true);
+      await trash.purge(admin, root.id);
+      expect(pending()).toBe(0);
+      expect(rowsWhere("path LIKE '/Old%'")).toBe(0);
+      expect(await area.blobs.has(file.hash)).toBe(false);
+      expect((await area.files.openContent(admin, shared.id)).size).toBe(6);
+    });
+
+    it("finishes at the next start a delete a stop interrupted", async () => {
+      const root = seed("Half", 3, 2);
+      db.$client
+        .prepare("UPDATE files SET is_deleted = 1, delete_batch = 'b1', deleted_at = 'now' WHERE id = ?")
+        .run(root.id);
+      createSubtreeJobs(db).begin(admin.organizationId, root.id, { kind: "delete", batch: "b1", at: "now" });
+      await area.close();
+      area = createFileServices({
+        db,
+        dataDir: dir,
+        metrics: createMetrics(),
+        log: createLogger("silent"),
+        maxUploadBytes: 1024 * 1024,
+        limits: { maxCopyItems: 1000, maxPathLength: 4096, maxDepth: 64 },
+      });
+      expect(pending()).toBe(0);
+      expect(rowsWhere("path LIKE '/Half/%' AND delete_batch = 'b1' AND is_deleted = 1")).toBe(
+        3 * (2 + 2 * 2),
+      );
+    });
+
     it("finishes at the next start a move a stop interrupted", async () => {
       const root = seed("Cut", 4, 3);
       // What a stop after the move's first transaction leaves: the folder renamed, its record, old paths below.
       db.$client.prepare("UPDATE files SET name = 'Whole', path = '/Whole' WHERE id = ?").run(root.id);
-      createSubtreeMoves(db).begin(admin.organizationId, root.id);
+      createSubtreeJobs(db).begin(admin.organizationId, root.id, { kind: "move" });
       expect(stale("/Cut")).toBe(4 * (2 + 2 * 3));
       await area.close();
       area = createFileServices({
@@ -265,7 +341,7 @@ describe("files area on a real database", () => {
     const blobCount = () =>
       (db.$client.prepare("SELECT count(*) AS n FROM blobs WHERE hash = ?").get(one.hash) as { n: number }).n;
     expect(blobCount()).toBe(1);
-    area.files.remove(admin, one.id);
+    await area.files.remove(admin, one.id);
     // Soft delete: the row is in the trash, the content stays.
     expect((await area.files.openContent(admin, two.id)).size).toBe(4);
     expect(blobCount()).toBe(1);

@@ -16,7 +16,8 @@ import m0015 from "./0015_files_live_size_index.ts";
 import m0016 from "./0016_children_index_acl.ts";
 import m0017 from "./0017_fts_update_when_changed.ts";
 import m0018 from "./0018_files_live_order_indexes.ts";
-import m0019 from "./0019_subtree_moves.ts";
+import m0019 from "./0019_subtree_jobs.ts";
+import m0020 from "./0020_files_parent_index.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -41,5 +42,6 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   { id: 16, name: "children_index_acl", sql: m0016 },
   { id: 17, name: "fts_update_when_changed", sql: m0017 },
   { id: 18, name: "files_live_order_indexes", sql: m0018 },
-  { id: 19, name: "subtree_moves", sql: m0019 },
+  { id: 19, name: "subtree_jobs", sql: m0019 },
+  { id: 20, name: "files_parent_index", sql: m0020 },
 ];

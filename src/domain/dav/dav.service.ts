@@ -159,8 +159,8 @@ export function createDavService(deps: {
     },
 
     /** Deletes to the trash (a collection with its members). */
-    remove(actor: Actor, row: ListingRow): void {
-      deps.files.remove(actor, row.id, { recursive: true });
+    async remove(actor: Actor, row: ListingRow): Promise<void> {
+      await deps.files.remove(actor, row.id, { recursive: true });
     },
   };
 }

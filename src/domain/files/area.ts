@@ -9,7 +9,7 @@ import { reclaimUnused } from "./content.ts";
 import { createDirectoriesService } from "./directories.service.ts";
 import { createFilesRepo, type FilesRepo } from "./files.repo.ts";
 import { createFilesService } from "./files.service.ts";
-import { createSubtreeMoves } from "./subtree-moves.ts";
+import { createSubtreeJobs } from "./subtree-jobs.ts";
 import { createTrashService } from "./trash.service.ts";
 import { createTree, type TreeLimits } from "./tree.ts";
 
@@ -32,17 +32,23 @@ export function createFileServices(deps: {
   const repo = createFilesRepo(deps.db);
   const accessRepo = createAccessRepo(deps.db);
   const access = createAccess(accessRepo);
-  const moves = createSubtreeMoves(deps.db);
-  const finished = moves.finishAllNow();
-  if (finished > 0) deps.log.warn({ moves: finished }, "finished the folder moves a stop interrupted");
-  const tree = createTree(deps.db, repo, deps.limits, access, moves);
+  const reclaim = async (hashes: readonly string[]) => {
+    for (const hash of hashes) await reclaimUnused(repo, blobs, deps.log, hash);
+  };
+  const jobs = createSubtreeJobs(deps.db, { reclaim });
+  const unfinishedJobs = jobs.finishAllNow();
+  if (unfinishedJobs.jobs > 0) {
+    deps.log.warn({ jobs: unfinishedJobs.jobs }, "finished the folder moves and deletes a stop interrupted");
+  }
+  const tree = createTree(deps.db, repo, deps.limits, access, jobs);
   const unfinished = repo.dropUnfinishedCopies();
   if (unfinished > 0)
     deps.log.warn({ rows: unfinished }, "removed the hidden rows of copies a stop interrupted");
   const common = { ...deps, repo, tree, blobs, access };
-  const sweeping = sweepOrphanBlobs(repo, blobs, deps.log).catch((err) =>
-    deps.log.warn({ err }, "sweeping orphan blobs failed"),
-  );
+  const sweeping = Promise.all([
+    sweepOrphanBlobs(repo, blobs, deps.log),
+    reclaim(unfinishedJobs.hashes),
+  ]).catch((err) => deps.log.warn({ err }, "sweeping orphan blobs failed"));
   return {
     /** Waits for the background work started here (the orphan sweep) to end: server stop. */
     close: () => sweeping,

@@ -141,10 +141,10 @@ export function createDirectoriesService(deps: {
     },
 
     /** Soft delete; non-empty needs `recursive=true` (400 otherwise). */
-    remove(actor: Actor, id: string, input: unknown): { success: true } {
+    async remove(actor: Actor, id: string, input: unknown): Promise<{ success: true }> {
       requirePermission(actor, "file:delete");
       const { recursive } = parseInput(RecursiveInput, input ?? {});
-      const n = tree.softDelete(actor, tree.liveDir(actor, id), recursive);
+      const n = await tree.softDelete(actor, tree.liveDir(actor, id), recursive);
       deps.metrics.fileDeletions.inc(n);
       return { success: true };
     },

@@ -171,10 +171,10 @@ export function createFilesService(deps: FilesDeps) {
     },
 
     /** Soft delete; a non-empty directory needs `recursive`. */
-    remove(actor: Actor, id: string, input: unknown = {}): { success: true } {
+    async remove(actor: Actor, id: string, input: unknown = {}): Promise<{ success: true }> {
       requirePermission(actor, "file:delete");
       const { recursive } = parseInput(RecursiveInput, input ?? {});
-      const n = tree.softDelete(actor, tree.live(actor, id), recursive);
+      const n = await tree.softDelete(actor, tree.live(actor, id), recursive);
       deps.metrics.fileDeletions.inc(n);
       return { success: true };
     },

@@ -3,7 +3,6 @@ import { isId, nowIso } from "../../platform/ids.ts";
 import { LEVEL } from "../access/access.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
-import { reclaimUnused } from "./content.ts";
 import type { FilesDeps } from "./deps.ts";
 import { type FileDto, toFileDtos, toTaggedFileDto } from "./files.dto.ts";
 import type { FileRow } from "./files.repo.ts";
@@ -38,15 +37,6 @@ export function createTrashService(deps: Omit<FilesDeps, "maxUploadBytes">) {
     return row;
   }
 
-  /** The rows deleted together with `root` (its subtree in the same batch). */
-  function batchOf(actor: Actor, root: FileRow): string[] {
-    const ids = new Set<string>([root.id]);
-    for (const r of tree.subtreeRows(actor.organizationId, root)) {
-      if (r.delete_batch === root.delete_batch && ids.has(r.parent_id ?? "")) ids.add(r.id);
-    }
-    return [...ids];
-  }
-
   return {
     /** The heads of the caller's deletes (a deleted directory stands for its subtree), newest first. */
     list(actor: Actor, input: unknown): { files: FileDto[]; total: number } {
@@ -56,33 +46,51 @@ export function createTrashService(deps: Omit<FilesDeps, "maxUploadBytes">) {
       return { files: toFileDtos(db, rows), total };
     },
 
-    /** Restores an item and what was deleted with it. */
-    restore(actor: Actor, id: string): FileDto {
+    /**
+     * Restores an item and what was deleted with it: the item in one
+     * transaction, the rows below a folder a folder at a time after
+     * (subtree-jobs.ts); an item whose name was taken meanwhile stays in the
+     * trash.
+     */
+    restore(actor: Actor, id: string): Promise<FileDto> {
       requirePermission(actor, "file:write");
       const org = actor.organizationId;
-      const row = tree.tx(() => {
-        const row = trashed(actor, id);
-        if (row.parent_id) {
-          const parent = repo.get(org, row.parent_id, true);
-          if (parent?.is_deleted) {
-            throw new AppError("CONFLICT", "the parent directory is in the trash; restore it first", {
-              parent_id: parent.id,
-            });
+      return tree.exclusive(org, async () => {
+        const row = tree.tx(() => {
+          const row = trashed(actor, id);
+          if (row.parent_id) {
+            const parent = repo.get(org, row.parent_id, true);
+            if (parent?.is_deleted) {
+              throw new AppError("CONFLICT", "the parent directory is in the trash; restore it first", {
+                parent_id: parent.id,
+              });
+            }
           }
-        }
-        tree.nameFree(org, row.parent_id, row.name);
-        repo.restore(org, batchOf(actor, row), row.delete_batch ?? "", nowIso());
-        return repo.get(org, row.id) as FileRow;
+          tree.nameFree(org, row.parent_id, row.name);
+          const at = nowIso();
+          const batch = row.delete_batch ?? "";
+          repo.restore(org, [row.id], batch, at);
+          if (row.type === "directory") tree.jobs.begin(org, row.id, { kind: "restore", batch, at });
+          return row;
+        });
+        await tree.jobs.finish(org);
+        return toTaggedFileDto(db, repo.get(org, row.id) as FileRow);
       });
-      return toTaggedFileDto(db, row);
     },
 
-    /** Deletes an item in the trash for good and reclaims blobs nothing else uses. */
-    async purge(actor: Actor, id: string): Promise<{ success: true }> {
+    /**
+     * Deletes an item in the trash for good, from the bottom of its subtree
+     * up a folder at a time (subtree-jobs.ts), and reclaims the blobs nothing
+     * else uses as it goes.
+     */
+    purge(actor: Actor, id: string): Promise<{ success: true }> {
       requirePermission(actor, "file:delete");
-      const hashes = tree.tx(() => repo.purge(actor.organizationId, trashed(actor, id).id));
-      for (const hash of hashes) await reclaimUnused(repo, deps.blobs, deps.log, hash);
-      return { success: true };
+      const org = actor.organizationId;
+      return tree.exclusive(org, async () => {
+        tree.tx(() => tree.jobs.begin(org, trashed(actor, id).id, { kind: "purge" }));
+        await tree.jobs.finish(org);
+        return { success: true as const };
+      });
     },
   };
 }

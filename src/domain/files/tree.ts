@@ -9,7 +9,7 @@ import type { TagDto } from "../tags/tags.repo.ts";
 import type { FileRow, FilesRepo, NewFileRow } from "./files.repo.ts";
 import { childPath } from "./names.ts";
 import { createRecordCache } from "./record-cache.ts";
-import { createSubtreeMoves, type SubtreeMoves } from "./subtree-moves.ts";
+import { createSubtreeJobs, type SubtreeJobs } from "./subtree-jobs.ts";
 
 /** Content for a copied row that has no blob of its own (a watched file ingested beforehand). */
 type BlobOf = (row: FileRow) => { hash: string; size: number } | undefined;
@@ -45,7 +45,7 @@ export function createTree(
   repo: FilesRepo,
   limits: TreeLimits,
   access: Access,
-  moves: SubtreeMoves = createSubtreeMoves(db),
+  jobs: SubtreeJobs = createSubtreeJobs(db),
 ) {
   const tx = <T>(fn: () => T): T => writeTransaction(db.$client, fn);
 
@@ -231,7 +231,7 @@ export function createTree(
   const queues = new Map<string, Promise<unknown>>();
   function exclusive<T>(org: string, fn: () => Promise<T>): Promise<T> {
     const run = async () => {
-      await moves.finish(org);
+      await jobs.finish(org);
       return fn();
     };
     const result = (queues.get(org) ?? Promise.resolve()).then(run, run);
@@ -245,7 +245,7 @@ export function createTree(
 
   /**
    * Renames and/or moves `id`. Its own row changes in one transaction; the
-   * rows below a folder follow a folder at a time (subtree-moves.ts), and
+   * rows below a folder follow a folder at a time (subtree-jobs.ts), and
    * the returned promise settles once they all have.
    */
   function relocate(
@@ -257,7 +257,7 @@ export function createTree(
     return exclusive(org, async () => {
       const before = live(actor, id, "FILE_NOT_FOUND", LEVEL.write);
       // Read before the move, between other requests: what the subtree adds to the new path's length and depth.
-      const below = before.type === "directory" ? await moves.extent(org, before.id) : undefined;
+      const below = before.type === "directory" ? await jobs.extent(org, before.id) : undefined;
       const row = tx(() => {
         const row = live(actor, id, "FILE_NOT_FOUND", LEVEL.write);
         notHome(row);
@@ -281,10 +281,10 @@ export function createTree(
             ...(reassign ? { acl_id: reassign.to } : {}),
           }),
         );
-        if (row.type === "directory") moves.begin(org, row.id, reassign);
+        if (row.type === "directory") jobs.begin(org, row.id, { kind: "move", reassign });
         return row;
       });
-      if (row?.type === "directory") await moves.finish(org);
+      if (row?.type === "directory") await jobs.finish(org);
       return repo.get(org, id) as FileRow;
     });
   }
@@ -466,37 +466,58 @@ export function createTree(
   }
 
   /**
-   * Soft-deletes `row` and its live subtree with one batch id (so restore
-   * brings back exactly them). A non-empty directory needs `recursive`.
+   * Soft-deletes a file (not a directory) in the caller's transaction: an
+   * upload replacing one.
    */
-  function softDelete(actor: Actor, row: FileRow, recursive: boolean): number {
+  function softDeleteFile(actor: Actor, row: FileRow): number {
+    notHome(row);
+    writable(row);
+    if (access.levelOf(actor, row) < LEVEL.write) {
+      throw new AppError("PERMISSION_DENIED", "you may not delete this: it holds items you may not change");
+    }
+    return repo.softDelete(actor.organizationId, [row.id], newId(), nowIso());
+  }
+
+  /**
+   * Soft-deletes `row` and its live subtree with one batch id (so restore
+   * brings back exactly them). A non-empty directory needs `recursive`. The
+   * subtree is checked first (read a folder at a time), the row deleted in
+   * one transaction, the rows below it a folder at a time after
+   * (subtree-jobs.ts); answers how many rows were deleted.
+   */
+  function softDelete(actor: Actor, row: FileRow, recursive: boolean): Promise<number> {
     const org = actor.organizationId;
-    return tx(() => {
+    if (row.type !== "directory") return Promise.resolve(tx(() => softDeleteFile(actor, row)));
+    return exclusive(org, async () => {
       notHome(row);
       writable(row);
-      const rows = liveSubtree(org, row);
       const v = access.view(actor);
-      if (rows.some((r) => access.levelIn(v, r) < LEVEL.write)) {
+      const below = await jobs.inspect(org, row.id, v);
+      if (below.unwritable || access.levelIn(v, row) < LEVEL.write) {
         throw new AppError("PERMISSION_DENIED", "you may not delete this: it holds items you may not change");
       }
-      if (rows.length > 1 && !recursive) {
+      if (below.rows > 0 && !recursive) {
         throw new AppError(
           "VALIDATION",
           "directory is not empty; pass recursive=true to delete it with its contents",
         );
       }
-      if (rows.some((r) => r.watched_folder_id)) {
+      if (below.watched) {
         throw new AppError(
           "READ_ONLY",
           "the subtree holds a watched folder; remove the watched folder first",
         );
       }
-      return repo.softDelete(
-        org,
-        rows.map((r) => r.id),
-        newId(),
-        nowIso(),
-      );
+      const batch = newId();
+      const at = nowIso();
+      const n = tx(() => {
+        const fresh = live(actor, row.id, "FILE_NOT_FOUND", LEVEL.write);
+        notHome(fresh);
+        writable(fresh);
+        jobs.begin(org, fresh.id, { kind: "delete", batch, at });
+        return repo.softDelete(org, [fresh.id], batch, at);
+      });
+      return n + (await jobs.finish(org));
     });
   }
 
@@ -516,6 +537,9 @@ export function createTree(
     liveSubtree,
     readableSubtree,
     softDelete,
+    softDeleteFile,
+    exclusive,
+    jobs,
   };
 }
 

@@ -96,7 +96,7 @@ export function createUpload(deps: FilesDeps) {
     const now = nowIso();
     return tree.tx(() => {
       const old = replace ? repo.liveChild(org, parent?.id ?? null, name) : undefined;
-      if (old && old.type !== "directory") tree.softDelete(actor, old, false);
+      if (old && old.type !== "directory") tree.softDeleteFile(actor, old);
       repo.addBlob(staged.hash, staged.size, now);
       const content = {
         type: "file",

@@ -388,12 +388,12 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
     return c.body(null, 201);
   }
 
-  function remove(c: Ctx, actor: Actor, segments: string[], submitted: string[]): Response {
+  async function remove(c: Ctx, actor: Actor, segments: string[], submitted: string[]): Promise<Response> {
     const res = dav.resolve(actor, segments);
     if (!res) throw new DavStatus(404);
     if (res.kind === "top") throw new DavStatus(403);
     checkLocks(actor, submitted, [keyOf(segments), keyOf(segments.slice(0, -1))], [keyOf(segments)]);
-    dav.remove(actor, res.row);
+    await dav.remove(actor, res.row);
     locks.dropUnder(actor.organizationId, keyOf(segments));
     return c.body(null, 204);
   }
@@ -434,7 +434,7 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
       [keyOf(dest), ...(move ? [keyOf(segments)] : [])],
     );
     if (existing?.kind === "row") {
-      dav.remove(actor, existing.row);
+      await dav.remove(actor, existing.row);
       locks.dropUnder(actor.organizationId, keyOf(dest));
     }
     const parentId = parent.kind === "top" ? null : parent.row.id;
@@ -562,7 +562,7 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
         case "MKCOL":
           return await mkcol(c, actor, segments, submitted);
         case "DELETE":
-          return remove(c, actor, segments, submitted);
+          return await remove(c, actor, segments, submitted);
         case "COPY":
           return await copyOrMove(c, actor, segments, submitted, false);
         case "MOVE":

@@ -164,8 +164,8 @@ export function directoriesRoutes(ctx: AppContext, guards: Guards): Router {
   r.openapi({ ...move, middleware: [write] }, async (c) =>
     c.json(await dirs.move(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),
   );
-  r.openapi({ ...remove, middleware: [guards.auth("file:delete")] }, (c) =>
-    c.json(dirs.remove(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200),
+  r.openapi({ ...remove, middleware: [guards.auth("file:delete")] }, async (c) =>
+    c.json(await dirs.remove(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200),
   );
   return r;
 }

@@ -238,8 +238,8 @@ export function filesRoutes(ctx: AppContext, guards: Guards): Router {
   r.openapi({ ...copy, middleware: [write] }, async (c) =>
     c.json(await files.copy(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 201),
   );
-  r.openapi({ ...remove, middleware: [guards.auth("file:delete")] }, (c) =>
-    c.json(files.remove(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200),
+  r.openapi({ ...remove, middleware: [guards.auth("file:delete")] }, async (c) =>
+    c.json(await files.remove(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200),
   );
   return r;
 }

@@ -58,8 +58,8 @@ export function trashRoutes(ctx: AppContext, guards: Guards): Router {
   r.openapi({ ...list, middleware: [guards.auth("file:read")] }, (c) =>
     c.json(trash.list(actorOf(c), c.req.valid("query")), 200),
   );
-  r.openapi({ ...restore, middleware: [guards.auth("file:write")] }, (c) =>
-    c.json(trash.restore(actorOf(c), c.req.valid("param").id), 200),
+  r.openapi({ ...restore, middleware: [guards.auth("file:write")] }, async (c) =>
+    c.json(await trash.restore(actorOf(c), c.req.valid("param").id), 200),
   );
   r.openapi({ ...purge, middleware: [guards.auth("file:delete")] }, async (c) =>
     c.json(await trash.purge(actorOf(c), c.req.valid("param").id), 200),
