@@ -341,4 +341,20 @@ describe("folder grants and personal folders", () => {
       expect.arrayContaining(["Everyone", "mom", "kids", "parents"]),
     );
   });
+
+  it("refuses to delete a folder holding something deeper the member may not change, and deletes nothing", async () => {
+    const drawings = await mkdir(s, kid1.token, "Drawings", ids.KidsArt);
+    const framed = await mkdir(s, admin, "Framed", drawings.id);
+    expect(
+      (await grant(admin, framed.id, [group(ids.parents!, "write"), group(ids.kids!, "read")])).status,
+    ).toBe(200);
+    const inFramed = await upload(s, admin, "framed.jpg", "f", { parentId: framed.id });
+    expect(await status(kid1.token, "DELETE", `/api/v1/directories/${drawings.id}?recursive=true`)).toBe(403);
+    for (const id of [drawings.id, framed.id, inFramed.body.id]) {
+      expect(await status(kid1.token, "GET", `/api/v1/files/${id}`)).toBe(200);
+    }
+    // A parent may: the whole folder goes, down to the file.
+    expect(await status(dad.token, "DELETE", `/api/v1/directories/${drawings.id}?recursive=true`)).toBe(200);
+    expect(await status(dad.token, "GET", `/api/v1/files/${inFramed.body.id}`)).toBe(404);
+  });
 });

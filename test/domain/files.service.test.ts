@@ -116,6 +116,18 @@ describe("files area on a real database", () => {
     const pending = () =>
       (db.$client.prepare("SELECT count(*) AS n FROM subtree_jobs").get() as { n: number }).n;
 
+    /** The area closed and built again over the same database: what a start does. */
+    const restart = async () => {
+      await area.close();
+      area = createFileServices({
+        db,
+        dataDir: dir,
+        metrics: createMetrics(),
+        log: createLogger("silent"),
+        maxUploadBytes: 1024 * 1024,
+        limits: { maxCopyItems: 1000, maxPathLength: 4096, maxDepth: 64 },
+      });
+    };
     /** The tree again over the same database, changing `sliceRows` rows per transaction. */
     const sliced = (sliceRows: number) => {
       const reclaim = async (hashes: readonly string[]) => {
@@ -254,15 +266,7 @@ describe("files area on a real database", () => {
         .prepare("UPDATE files SET is_deleted = 1, delete_batch = 'b1', deleted_at = 'now' WHERE id = ?")
         .run(root.id);
       createSubtreeJobs(db).begin(admin.organizationId, root.id, { kind: "delete", batch: "b1", at: "now" });
-      await area.close();
-      area = createFileServices({
-        db,
-        dataDir: dir,
-        metrics: createMetrics(),
-        log: createLogger("silent"),
-        maxUploadBytes: 1024 * 1024,
-        limits: { maxCopyItems: 1000, maxPathLength: 4096, maxDepth: 64 },
-      });
+      await restart();
       expect(pending()).toBe(0);
       expect(rowsWhere("path LIKE '/Half/%' AND delete_batch = 'b1' AND is_deleted = 1")).toBe(
         3 * (2 + 2 * 2),
@@ -275,15 +279,7 @@ describe("files area on a real database", () => {
       db.$client.prepare("UPDATE files SET name = 'Whole', path = '/Whole' WHERE id = ?").run(root.id);
       createSubtreeJobs(db).begin(admin.organizationId, root.id, { kind: "move" });
       expect(stale("/Cut")).toBe(4 * (2 + 2 * 3));
-      await area.close();
-      area = createFileServices({
-        db,
-        dataDir: dir,
-        metrics: createMetrics(),
-        log: createLogger("silent"),
-        maxUploadBytes: 1024 * 1024,
-        limits: { maxCopyItems: 1000, maxPathLength: 4096, maxDepth: 64 },
-      });
+      await restart();
       expect(pending()).toBe(0);
       expect(stale("/Cut")).toBe(0);
       expect(

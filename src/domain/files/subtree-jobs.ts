@@ -1,7 +1,6 @@
 import type Database from "better-sqlite3";
 import { type Db, writeTransaction } from "../../db/client.ts";
 import { nowIso } from "../../platform/ids.ts";
-import { type AccessView, LEVEL } from "../access/access.ts";
 
 /**
  * Changes to every row below a folder, made a folder at a time. A folder's
@@ -308,10 +307,15 @@ export function createSubtreeJobs(
 
     /**
      * The live rows below `rootId` as a delete must know them (and, with
-     * `viewer`, whether it may change each), read a folder at a time with
-     * pauses between; a deleted folder hides its subtree.
+     * `mayChange`, whether the caller may change each, by its access root),
+     * read a folder at a time with pauses between; a deleted folder hides
+     * its subtree.
      */
-    async inspect(org: string, rootId: string, viewer?: AccessView): Promise<Inspection> {
+    async inspect(
+      org: string,
+      rootId: string,
+      mayChange?: (aclId: string | null) => boolean,
+    ): Promise<Inspection> {
       const out: Inspection = { rows: 0, unwritable: false, watched: false, extent: { chars: 0, levels: 0 } };
       const step = walker(org, folder(rootId), (children, of) => {
         const below: Pending[] = [];
@@ -319,8 +323,7 @@ export function createSubtreeJobs(
           if (deleted) continue;
           out.rows++;
           if (watched) out.watched = true;
-          if (viewer && (acl === null ? viewer.top : (viewer.levels.get(acl) ?? LEVEL.none)) < LEVEL.write)
-            out.unwritable = true;
+          if (mayChange && !mayChange(acl)) out.unwritable = true;
           const chars = of.chars + 1 + len;
           const levels = of.levels + 1;
           if (chars > out.extent.chars) out.extent.chars = chars;

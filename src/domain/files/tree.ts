@@ -492,7 +492,11 @@ export function createTree(
       notHome(row);
       writable(row);
       const v = access.view(actor);
-      const below = await jobs.inspect(org, row.id, v);
+      const below = await jobs.inspect(
+        org,
+        row.id,
+        (acl) => access.levelIn(v, { acl_id: acl }) >= LEVEL.write,
+      );
       if (below.unwritable || access.levelIn(v, row) < LEVEL.write) {
         throw new AppError("PERMISSION_DENIED", "you may not delete this: it holds items you may not change");
       }
