@@ -92,9 +92,11 @@ export function scanWrites(c: Database.Database) {
     `delete from files where watched_folder_id = @fid and
        (host_rel_path = @rel or (host_rel_path >= @rel || '/' and host_rel_path < @rel || '0'))`,
   );
+  // The last host paths first: a row's children before it (each child's path extends its parent's), so
+  // no delete cascades to a subtree of unbounded size.
   const delSome = c.prepare(
     `delete from files where rowid in (select rowid from files indexed by files_watched_idx
-       where watched_folder_id = ? and host_rel_path <> '' limit ?)`,
+       where watched_folder_id = ? and host_rel_path <> '' order by host_rel_path desc limit ?)`,
   );
   const progress = c.prepare(
     "update watched_folders set files_seen = @files_seen, scan_errors = @scan_errors, scan_rate = @scan_rate where id = @id",

@@ -44,6 +44,9 @@ export interface WatchedDeps {
 
 const forbidden = (message: string) => new AppError("FORBIDDEN_PATH", message);
 
+/** Rows of a watched folder deleted per transaction when it is removed or pointed elsewhere. */
+const DROP_BATCH = 500;
+
 /**
  * Watched folders of one organization: host directories mounted read-only
  * into its tree. Management needs an instance admin (a host path is the
@@ -91,9 +94,12 @@ export function createWatchedService(deps: WatchedDeps) {
     return real;
   }
 
-  /** Deletes a folder's rows below its mount in batches, yielding between them. */
+  /**
+   * Deletes a folder's rows below its mount in batches of DROP_BATCH (~25 ms
+   * at 1M rows), yielding between them.
+   */
   async function dropRows(folderId: string): Promise<void> {
-    while (repo.deleteSome(folderId, 2000) > 0) await new Promise((r) => setImmediate(r));
+    while (repo.deleteSome(folderId, DROP_BATCH) > 0) await new Promise((r) => setImmediate(r));
   }
 
   /** The directory to mount under: a live, writable (not watched) directory of the org. */
@@ -192,9 +198,11 @@ export function createWatchedService(deps: WatchedDeps) {
       requireInstanceAdmin(actor, "unmounting a watched folder");
       const row = folderOf(actor, id);
       await runtime.stop(row.id);
-      // The folder leaves the tree at once; its rows follow in batches that never hold the event loop long.
-      repo.deleteFolder(row.id);
+      // Its rows go first, from the deepest up, in batches that never hold the event loop long; then the
+      // folder. Deleting the mount directory first cascaded to every row below it in one statement
+      // (1.05M rows: 113 s with every request waiting).
       await dropRows(row.id);
+      repo.deleteFolder(row.id);
     },
 
     /** Queues a rescan (POST /watched-folders/:id/scan) and answers at once. */
