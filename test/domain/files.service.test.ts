@@ -183,24 +183,36 @@ describe("files area on a real database", () => {
       for (const r of rows) expect(r.path).toBe(`${r.parent}/${r.name}`);
     });
 
-    it("runs one move at a time per organization, in order", async () => {
+    it("runs one tree change at a time per organization, in order", async () => {
       const root = seed("One", 3, 4);
-      const other = area.directories.create(admin, { name: "Two" }).file;
+      const d0 = area.repo.liveChild(admin.organizationId, root.id, "d0")!;
+      const leaf = area.repo.liveChild(admin.organizationId, d0.id, "f0")!;
       const tree = sliced(2);
       const first = tree.relocate(admin, root.id, { name: "First" });
       for (let i = 0; i < 1000 && pending() === 0; i++) await new Promise((r) => setImmediate(r));
       expect(pending()).toBe(1);
-      // Asked while the first one's subtree is being written: it waits for it.
-      const second = tree.relocate(admin, root.id, { parentId: other.id });
+      // A rename deep inside, asked while the first move's subtree is being written, waits for it:
+      // it is never seen while rows still have the first move's old path (-1: not seen before it answered).
+      let done = false;
+      const second = tree.relocate(admin, leaf.id, { name: "renamed" }).finally(() => {
+        done = true;
+      });
+      let staleWhenSeen = -1;
+      while (!done) {
+        if (staleWhenSeen < 0 && area.repo.get(admin.organizationId, leaf.id)?.name === "renamed")
+          staleWhenSeen = stale("/One");
+        await new Promise((r) => setImmediate(r));
+      }
       await Promise.all([first, second]);
-      expect(pathOf(root.id)).toBe("/Two/First");
+      expect(staleWhenSeen).toBeLessThanOrEqual(0);
+      expect(pending()).toBe(0);
+      expect(pathOf(leaf.id)).toBe("/First/d0/renamed");
       const rows = db.$client
         .prepare(
           "SELECT path, name, (SELECT path FROM files p WHERE p.id = f.parent_id) AS parent FROM files f WHERE parent_id IS NOT NULL",
         )
         .all() as { path: string; name: string; parent: string }[];
       for (const r of rows) expect(r.path).toBe(`${r.parent}/${r.name}`);
-      expect(stale("/Two/First")).toBe(3 * (2 + 2 * 4));
     });
 
     it("moves a folder into another access root: every row it governed takes the new one", async () => {

@@ -535,4 +535,24 @@ describe("bulk search indexing of watched scans", () => {
     expect(c.prepare("SELECT name FROM watched_folders WHERE id = ?").pluck().get(fid)).toBe("Renamed twice");
     expect(mtime.get(mount)).toBe(last);
   }, 120_000);
+
+  it("deletes a folder's rows a few at a time from the deepest up: no delete takes a subtree with it", async () => {
+    for (const rel of ["a/b/c/1.txt", "a/b/2.txt", "a/3.txt", "d/4.txt", "d e/5.txt"]) write(rel);
+    await scan();
+    const rows = () => countOf("SELECT count(*) AS n FROM files WHERE watched_folder_id = ?", fid);
+    const orphans = () =>
+      countOf(
+        "SELECT count(*) AS n FROM files f WHERE f.watched_folder_id = ? AND f.parent_id IS NOT NULL " +
+          "AND NOT EXISTS (SELECT 1 FROM files p WHERE p.id = f.parent_id)",
+        fid,
+      );
+    let left = rows();
+    expect(left).toBe(1 + 10);
+    // One row a call, each time exactly one: a directory deleted before its children would take them along.
+    while (repo.deleteSome(fid, 1) > 0) {
+      expect(rows()).toBe(--left);
+      expect(orphans()).toBe(0);
+    }
+    expect(rows()).toBe(1);
+  });
 });

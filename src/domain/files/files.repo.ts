@@ -124,14 +124,6 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
     .from(files)
     .where(and(byId, eq(files.is_deleted, false)))
     .prepare();
-  // Descendants' paths all start with the root's old path: swap that prefix.
-  const rewriteStmt = sqlite.prepare<[string, string, string, number]>(`
-    WITH RECURSIVE sub(id) AS (
-      SELECT id FROM files WHERE parent_id = ? AND organization_id = ?
-      UNION ALL
-      SELECT f.id FROM files f JOIN sub ON f.parent_id = sub.id
-    ) UPDATE files SET path = ? || substr(path, ?) WHERE id IN (SELECT id FROM sub)`);
-
   /** Directory pages (listing.ts): the listing is the UI's most frequent request. */
   const listing = createChildrenListing(
     db,
@@ -279,11 +271,6 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
     /** Removes copies a crash interrupted (their rows are hidden, batch "copy:…"); returns how many rows. */
     dropUnfinishedCopies(): number {
       return sqlite.prepare("DELETE FROM files WHERE delete_batch LIKE 'copy:%'").run().changes;
-    },
-
-    /** Rewrites the `path` prefix of every descendant of `rootId` (not the root itself). */
-    rewriteDescendantPaths(orgId: string, rootId: string, oldPrefix: string, newPrefix: string): void {
-      rewriteStmt.run(rootId, orgId, newPrefix, oldPrefix.length + 1);
     },
 
     /** Marks live rows among `ids` deleted with one batch id. */

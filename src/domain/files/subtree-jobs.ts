@@ -101,6 +101,16 @@ export type JobSpec =
   | { kind: "purge" };
 
 const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** One slice's budget: `more()` while under SLICE_MS and `maxRows` rows; `rows` counts what was done. */
+function sliceBudget(maxRows: number) {
+  const started = performance.now();
+  const budget = {
+    rows: 0,
+    more: () => budget.rows < maxRows && performance.now() - started < SLICE_MS,
+  };
+  return budget;
+}
 const folder = (id: string, path = ""): Pending => ({ id, path, chars: 0, levels: 0 });
 
 export function createSubtreeJobs(
@@ -186,11 +196,9 @@ export function createSubtreeJobs(
     const folders: Pending[] = [root];
     let current: { of: Pending; children: Child[]; next: number } | undefined;
     return (): boolean => {
-      const started = performance.now();
-      let rows = 0;
-      const more = () => rows < sliceRows && performance.now() - started < SLICE_MS;
+      const slice = sliceBudget(sliceRows);
       if (current) refresh?.(current.of);
-      while (more()) {
+      while (slice.more()) {
         if (!current) {
           const of = folders.pop();
           if (!of) return false;
@@ -198,11 +206,11 @@ export function createSubtreeJobs(
           current = { of, children: childrenStmt.all(org, of.id) as Child[], next: 0 };
         }
         const { of, children } = current;
-        while (current.next < children.length && more()) {
-          const n = Math.min(BATCH, sliceRows - rows, children.length - current.next);
+        while (current.next < children.length && slice.more()) {
+          const n = Math.min(BATCH, sliceRows - slice.rows, children.length - current.next);
           folders.push(...each(children.slice(current.next, current.next + n), of));
           current.next += n;
-          rows += n;
+          slice.rows += n;
         }
         if (current.next >= children.length) current = undefined;
       }
@@ -255,24 +263,23 @@ export function createSubtreeJobs(
       for (const r of rows) if (r.blob_hash) hashes.add(r.blob_hash);
     };
     return () => {
-      const started = performance.now();
-      let rows = 0;
-      while (rows < sliceRows && performance.now() - started < SLICE_MS) {
+      const slice = sliceBudget(sliceRows);
+      while (slice.more()) {
         const top = stack.at(-1);
         if (top === undefined) return false;
-        const limit = Math.min(BATCH, sliceRows - rows);
+        const limit = Math.min(BATCH, sliceRows - slice.rows);
         const children = purgeChildrenStmt.all(org, top, limit) as [rowid: number, dir: number, id: string][];
         if (children.length === 0) {
           gone(purgeOneStmt.all(top));
           stack.pop();
-          rows++;
+          slice.rows++;
           continue;
         }
         const files = children.filter((c) => !c[1]).map((c) => c[0]);
         if (files.length > 0) gone(purgeStmt.all(JSON.stringify(files)));
         const dir = children.find((c) => c[1]);
         if (dir) stack.push(dir[2]);
-        rows += Math.max(1, files.length);
+        slice.rows += Math.max(1, files.length);
       }
       return stack.length > 0;
     };
@@ -296,44 +303,46 @@ export function createSubtreeJobs(
     await opts.reclaim(some);
   };
 
+  /**
+   * The live rows below `rootId` as a delete must know them (and, with
+   * `mayChange`, whether the caller may change each, by its access root),
+   * read a folder at a time with pauses between; a deleted folder hides
+   * its subtree.
+   */
+  async function inspect(
+    org: string,
+    rootId: string,
+    mayChange?: (aclId: string | null) => boolean,
+  ): Promise<Inspection> {
+    const out: Inspection = { rows: 0, unwritable: false, watched: false, extent: { chars: 0, levels: 0 } };
+    const step = walker(org, folder(rootId), (children, of) => {
+      const below: Pending[] = [];
+      for (const [, id, dir, deleted, len, acl, watched] of children) {
+        if (deleted) continue;
+        out.rows++;
+        if (watched) out.watched = true;
+        if (mayChange && !mayChange(acl)) out.unwritable = true;
+        const chars = of.chars + 1 + len;
+        const levels = of.levels + 1;
+        if (chars > out.extent.chars) out.extent.chars = chars;
+        if (levels > out.extent.levels) out.extent.levels = levels;
+        if (dir) below.push({ id, path: "", chars, levels });
+      }
+      return below;
+    });
+    while (step()) await yieldToOthers();
+    return out;
+  }
+
   return {
+    inspect,
+
     /**
      * How far the live subtree of `rootId` reaches below it, read a folder
      * at a time with pauses between (a deleted folder hides its subtree).
      */
     async extent(org: string, rootId: string): Promise<Extent> {
-      return (await this.inspect(org, rootId)).extent;
-    },
-
-    /**
-     * The live rows below `rootId` as a delete must know them (and, with
-     * `mayChange`, whether the caller may change each, by its access root),
-     * read a folder at a time with pauses between; a deleted folder hides
-     * its subtree.
-     */
-    async inspect(
-      org: string,
-      rootId: string,
-      mayChange?: (aclId: string | null) => boolean,
-    ): Promise<Inspection> {
-      const out: Inspection = { rows: 0, unwritable: false, watched: false, extent: { chars: 0, levels: 0 } };
-      const step = walker(org, folder(rootId), (children, of) => {
-        const below: Pending[] = [];
-        for (const [, id, dir, deleted, len, acl, watched] of children) {
-          if (deleted) continue;
-          out.rows++;
-          if (watched) out.watched = true;
-          if (mayChange && !mayChange(acl)) out.unwritable = true;
-          const chars = of.chars + 1 + len;
-          const levels = of.levels + 1;
-          if (chars > out.extent.chars) out.extent.chars = chars;
-          if (levels > out.extent.levels) out.extent.levels = levels;
-          if (dir) below.push({ id, path: "", chars, levels });
-        }
-        return below;
-      });
-      while (step()) await yieldToOthers();
-      return out;
+      return (await inspect(org, rootId)).extent;
     },
 
     /** Records a job on the subtree of `rootId`: call in the transaction that changes the root, then `finish`. */

@@ -37,8 +37,10 @@ const depthOf = (path: string) => {
  * The rules of one organization's tree, shared by the file, directory and
  * trash operations: lookups that answer 404 for other organizations, parent
  * checks, read-only watched rows, name clashes, moves, copies and deletes.
- * Every change runs in one SQLite transaction (synchronous, so two moves
- * cannot interleave and the tree stays acyclic).
+ * A change to an item runs in one SQLite transaction (its checks, against
+ * cycles too, in the same one); what follows in the rows below a folder is
+ * a subtree job (subtree-jobs.ts), and those run one at a time per
+ * organization (`exclusive`).
  */
 export function createTree(
   db: Db,
@@ -164,7 +166,6 @@ export function createTree(
     }
   }
 
-  /** What `row`'s subtree adds below it, for `fits`. */
   /** Watched-folder rows mirror the host: the tree may not change them. */
   function writable(row: Pick<FileRow, "watched_folder_id"> | null, what = "item"): void {
     if (row?.watched_folder_id) {
@@ -223,10 +224,10 @@ export function createTree(
   }
 
   /**
-   * Tree changes that walk a subtree over several transactions (a move's,
-   * a copy's) run one at a time per organization, in order: none starts on
-   * rows another is still writing. Each first finishes any move a failure
-   * left unfinished.
+   * Tree changes that span several transactions (a folder's move, delete,
+   * restore or purge, a copy) run one at a time per organization, in order:
+   * none starts on rows another is still writing. Each first finishes any
+   * job a failure left unfinished.
    */
   const queues = new Map<string, Promise<unknown>>();
   function exclusive<T>(org: string, fn: () => Promise<T>): Promise<T> {
@@ -537,8 +538,6 @@ export function createTree(
     insertChild,
     relocate,
     copy,
-    subtreeRows,
-    liveSubtree,
     readableSubtree,
     softDelete,
     softDeleteFile,
