@@ -163,6 +163,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       limits: { maxPathLength: cfg.storage.max_path_length, maxDepth: cfg.storage.max_depth },
       access: storage.access,
       grants: storage.grants,
+      tree: storage.tree,
       busy: () => activity.busy(),
     }),
     playback: createPlaybackService({ db, access: storage.access }),

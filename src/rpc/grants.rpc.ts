@@ -27,9 +27,9 @@ export function grantsRpc(ctx: AppContext): ServiceImpl<typeof GrantService> {
   const grants = () => ctx.services.grants;
   return {
     getGrants: (req, call) => ({ grants: toProto(grants().get(actorOf(call), where(req.directoryId))) }),
-    setGrants: (req, call) => ({
+    setGrants: async (req, call) => ({
       grants: toProto(
-        grants().set(actorOf(call), {
+        await grants().set(actorOf(call), {
           ...where(req.directoryId),
           grants: req.grants.map((g) => ({
             subject_type: g.subjectType,
@@ -39,7 +39,9 @@ export function grantsRpc(ctx: AppContext): ServiceImpl<typeof GrantService> {
         }),
       ),
     }),
-    clearGrants: (req, call) => ({ grants: toProto(grants().clear(actorOf(call), where(req.directoryId))) }),
+    clearGrants: async (req, call) => ({
+      grants: toProto(await grants().clear(actorOf(call), where(req.directoryId))),
+    }),
     listSubjects: (_req, call) => ({
       subjects: grants()
         .subjects(actorOf(call))

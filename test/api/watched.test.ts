@@ -216,6 +216,12 @@ describe("watched folders", () => {
     expect(put.status).toBe(200);
     expect(put.body.name).toBe("After");
     expect(await f.names(body.id)).toEqual(["/After/a/b.txt"]);
+    // Still watched after the rename: a new host file lands under the new name.
+    writeFileSync(join(root, "a", "new.txt"), "n");
+    await waitFor(
+      () => f.names(body.id),
+      (n) => JSON.stringify(n) === JSON.stringify(["/After/a/b.txt", "/After/a/new.txt"]),
+    );
     const other = tree({ "c/d.txt": "d" });
     const moved = await s.api("PUT", `/api/v1/watched-folders/${body.id}`, { token, body: { path: other } });
     expect([moved.status, moved.body.path]).toEqual([200, other]);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.ts";
 import { openDb } from "../../src/db/client.ts";
+import { createGrantsService } from "../../src/domain/access/grants.service.ts";
 import type { Actor } from "../../src/domain/actor.ts";
 import { createFileServices } from "../../src/domain/files/area.ts";
 import { reclaimUnused } from "../../src/domain/files/content.ts";
@@ -220,9 +221,9 @@ describe("files area on a real database", () => {
       const nested = area.repo.liveChild(admin.organizationId, root.id, "d2")!;
       const privateDir = area.directories.create(admin, { name: "Private" }).file;
       const only = [{ subject_type: "user", subject_id: admin.userId, level: "manage" }];
-      area.grants.set(admin, { directory_id: privateDir.id, grants: only });
+      await area.grants.set(admin, { directory_id: privateDir.id, grants: only });
       // A folder inside with a list of its own keeps it, and so do the rows it governs.
-      area.grants.set(admin, { directory_id: nested.id, grants: only });
+      await area.grants.set(admin, { directory_id: nested.id, grants: only });
       await sliced(5).relocate(admin, root.id, { parentId: privateDir.id });
       const acl = db.$client
         .prepare(
@@ -233,6 +234,93 @@ describe("files area on a real database", () => {
         { acl: nested.id, n: 2 + 2 * 3 },
         { acl: privateDir.id, n: 1 + 3 * (2 + 2 * 3) },
       ]);
+    });
+
+    it("gives a folder its own list and takes it back a few rows a transaction, the rows below governed by one list or the other throughout", async () => {
+      const root = seed("Family", 5, 3);
+      const below = 5 * (2 + 2 * 3);
+      const nested = area.repo.liveChild(admin.organizationId, root.id, "d3")!;
+      const only = [{ subject_type: "user", subject_id: admin.userId, level: "manage" }];
+      await area.grants.set(admin, { directory_id: nested.id, grants: only });
+      const jobs = createSubtreeJobs(db, {
+        sliceRows: 3,
+        dropList: (org, id) => {
+          area.accessRepo.dropList(org, id);
+          area.access.invalidate();
+        },
+      });
+      const tree = createTree(
+        db,
+        area.repo,
+        { maxCopyItems: 1000, maxPathLength: 4096, maxDepth: 64 },
+        area.access,
+        jobs,
+      );
+      const grants = createGrantsService({
+        repo: area.repo,
+        tree,
+        access: area.access,
+        accessRepo: area.accessRepo,
+      });
+      const governedBy = () =>
+        db.$client
+          .prepare(
+            "SELECT acl_id AS acl, count(*) AS n FROM files WHERE path LIKE '/Family/%' GROUP BY acl_id ORDER BY n",
+          )
+          .all() as { acl: string | null; n: number }[];
+      const lists = () =>
+        (db.$client.prepare("SELECT folder_id AS id FROM access_lists").all() as { id: string }[]).map(
+          (r) => r.id,
+        );
+      /** What each step of the change left, sampled between transactions until it answers. */
+      const watch = async (change: Promise<unknown>) => {
+        let done = false;
+        void change.finally(() => {
+          done = true;
+        });
+        const seen: { pending: number; acls: (string | null)[]; lists: string[] }[] = [];
+        while (!done) {
+          seen.push({ pending: pending(), acls: governedBy().map((g) => g.acl), lists: lists() });
+          await new Promise((r) => setImmediate(r));
+        }
+        await change;
+        return seen;
+      };
+      const nestedRows = 2 + 2 * 3;
+      // Given its own list: the folder at once, the rows that inherited a few at a time.
+      const set = await watch(grants.set(admin, { directory_id: root.id, grants: only }));
+      expect(set.filter((s) => s.pending === 1).length).toBeGreaterThan(3);
+      expect(set.some((s) => s.acls.includes(null) && s.acls.includes(root.id))).toBe(true);
+      expect(pending()).toBe(0);
+      expect(area.repo.get(admin.organizationId, root.id)!.acl_id).toBe(root.id);
+      expect(governedBy()).toEqual([
+        { acl: nested.id, n: nestedRows },
+        { acl: root.id, n: below - nestedRows },
+      ]);
+      // Cleared: the rows below go back to the top's list, and the folder's list stays until none is left
+      // with it (a row governed by a list that no longer exists is nobody's).
+      const cleared = await watch(grants.clear(admin, { directory_id: root.id }));
+      expect(cleared.filter((s) => s.pending === 1).length).toBeGreaterThan(3);
+      for (const s of cleared) if (s.acls.includes(root.id)) expect(s.lists).toContain(root.id);
+      expect(lists()).not.toContain(root.id);
+      expect(lists()).toContain(nested.id);
+      expect(governedBy()).toEqual([
+        { acl: nested.id, n: nestedRows },
+        { acl: null, n: below - nestedRows },
+      ]);
+    });
+
+    it("finishes at the next start a cleared list a stop interrupted, and only then drops it", async () => {
+      const root = seed("Kept", 3, 2);
+      const only = [{ subject_type: "user", subject_id: admin.userId, level: "manage" }];
+      await area.grants.set(admin, { directory_id: root.id, grants: only });
+      // What a stop after a clear's first transaction leaves: the folder inherits, the rows below do not yet.
+      db.$client.prepare("UPDATE files SET acl_id = NULL WHERE id = ?").run(root.id);
+      createSubtreeJobs(db).begin(admin.organizationId, root.id, { kind: "grant", from: root.id, to: null });
+      await restart();
+      expect(pending()).toBe(0);
+      expect(rowsWhere("path LIKE '/Kept%' AND acl_id IS NOT NULL")).toBe(0);
+      expect(area.access.isRoot(admin.organizationId, root.id)).toBe(false);
     });
 
     it("deletes, restores and purges a folder a few rows a transaction: exactly its rows, each once", async () => {

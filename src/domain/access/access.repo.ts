@@ -37,14 +37,6 @@ export function createAccessRepo(db: Db) {
   const dropRoot = c.prepare<[string, string]>(
     "DELETE FROM access_lists WHERE organization_id = ? AND folder_id = ?",
   );
-  // Rows of the subtree of ? (itself included, deleted ones too) whose access root is
-  // ?: they take ? instead. Rows under a nested access root keep theirs.
-  const reassignStmt = c.prepare<[string, string, string | null, string | null]>(`
-    WITH RECURSIVE sub(id) AS (
-      SELECT id FROM files WHERE id = ? AND organization_id = ?
-      UNION ALL
-      SELECT f.id FROM files f JOIN sub ON f.parent_id = sub.id
-    ) UPDATE files SET acl_id = ? WHERE id IN (SELECT id FROM sub) AND acl_id IS ?`);
   // Whether the folder ? lies in the subtree of ? (itself included), walking up from it.
   const withinStmt = c.prepare<[string, string], { x: number }>(`
     WITH RECURSIVE up(id) AS (
@@ -80,9 +72,6 @@ export function createAccessRepo(db: Db) {
       for (const g of grants) insertGrant.run(orgId, folderId, g.subject_type, g.subject_id, g.level, at);
     },
     dropList: (orgId: string, folderId: string) => dropRoot.run(orgId, folderId).changes > 0,
-    /** In `rootId`'s subtree, rows governed by `from` are governed by `to` instead. */
-    reassign: (orgId: string, rootId: string, from: string | null, to: string | null) =>
-      reassignStmt.run(rootId, orgId, to, from).changes,
     /** Access roots in `rootId`'s subtree now lie in `homeUserId`'s personal folder (or none). */
     rehome(orgId: string, rootId: string, homeUserId: string | null): number {
       // An organization has few access roots: each is checked by walking up from it (the

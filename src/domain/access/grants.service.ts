@@ -14,6 +14,12 @@ const LEVEL_OF = { read: LEVEL.read, write: LEVEL.write, manage: LEVEL.manage } 
 /**
  * Folder grants and personal folders (docs/access.md), shared by REST and
  * RPC: reading a folder's list needs read on it, changing it needs manage.
+ * A folder that takes a list of its own (or gives it up) changes its own row
+ * and its list in one transaction; the rows below that inherited follow a
+ * folder at a time (a subtree job, subtree-jobs.ts), each governed by the old
+ * list until its turn, and the change answers once they all have. Changes
+ * run in the organization's queue of tree changes (`tree.exclusive`): a
+ * move or delete never meets a subtree half re-governed.
  */
 export function createGrantsService(deps: {
   repo: FilesRepo;
@@ -22,6 +28,7 @@ export function createGrantsService(deps: {
   accessRepo: AccessRepo;
 }) {
   const { repo, tree, access, accessRepo } = deps;
+  const { jobs } = tree;
 
   /** The folder asked about (null = the top), which the actor holds `need` on. */
   function folder(actor: Actor, id: string | null | undefined, need: Level): FileRow | null {
@@ -117,16 +124,42 @@ export function createGrantsService(deps: {
     return accessRepo.homeOf(org, actor.userId) ?? id;
   }
 
-  /** Gives `dir` (null = the top) its own list (inside the caller's transaction). */
-  function writeList(org: string, dir: FileRow | null, grants: ReturnType<typeof normalize>): void {
+  /**
+   * Gives `dir` (null = the top) its own list (inside the caller's
+   * transaction). The rows below that inherited its old one are left to a
+   * grant job (`below: "job"`, then `jobs.finish`), or to nothing when the
+   * folder was just made and has none (`"none"`).
+   */
+  function writeList(
+    org: string,
+    dir: FileRow | null,
+    grants: ReturnType<typeof normalize>,
+    below: "job" | "none",
+  ): void {
     const now = nowIso();
     if (!dir) {
       accessRepo.setList(org, TOP, null, grants, now);
     } else {
       accessRepo.setList(org, dir.id, access.homeUserOf(org, dir.acl_id), grants, now);
-      if (dir.acl_id !== dir.id) accessRepo.reassign(org, dir.id, dir.acl_id, dir.id);
+      if (dir.acl_id !== dir.id) {
+        repo.update(org, dir.id, { acl_id: dir.id });
+        if (below === "job") jobs.begin(org, dir.id, { kind: "grant", from: dir.acl_id, to: dir.id });
+      }
     }
     access.invalidate();
+  }
+
+  /** The folder's grants as they are once `change` and the subtree job it began (if any) are done. */
+  function changed(actor: Actor, change: () => FileRow | null): Promise<GrantsDto> {
+    const org = actor.organizationId;
+    return tree.exclusive(org, async () => {
+      const dir = tree.tx(change);
+      if (dir) {
+        await jobs.finish(org);
+        access.invalidate();
+      }
+      return describe(actor, dir ? (repo.get(org, dir.id) as FileRow) : null);
+    });
   }
 
   return {
@@ -146,24 +179,26 @@ export function createGrantsService(deps: {
     },
 
     /** Gives a folder (or the top) its own list, replacing what it had or inherited (PUT /grants). */
-    set(actor: Actor, input: unknown): GrantsDto {
+    set(actor: Actor, input: unknown): Promise<GrantsDto> {
       requirePermission(actor, "file:read");
       const q = parseInput(SetGrantsInput, input ?? {}, "body");
-      const org = actor.organizationId;
-      const dir = tree.tx(() => {
+      return changed(actor, () => {
         const dir = folder(actor, q.directory_id, LEVEL.manage);
-        writeList(org, dir, normalize(actor, q.grants));
-        return dir ? (repo.get(org, dir.id) as FileRow) : null;
+        writeList(actor.organizationId, dir, normalize(actor, q.grants), "job");
+        return dir;
       });
-      return describe(actor, dir);
     },
 
-    /** Drops a folder's own list: it inherits again (DELETE /grants); the top returns to its default. */
-    clear(actor: Actor, input: unknown): GrantsDto {
+    /**
+     * Drops a folder's own list: it inherits again (DELETE /grants); the top
+     * returns to its default. The list goes in the job's last transaction,
+     * once no row below is governed by it.
+     */
+    clear(actor: Actor, input: unknown): Promise<GrantsDto> {
       requirePermission(actor, "file:read");
       const q = parseInput(GrantsQuery, input ?? {}, "query");
       const org = actor.organizationId;
-      const dir = tree.tx(() => {
+      return changed(actor, () => {
         const dir = folder(actor, q.directory_id, LEVEL.manage);
         if (!dir) {
           accessRepo.dropList(org, TOP);
@@ -171,14 +206,13 @@ export function createGrantsService(deps: {
           if (dir.home_of) throw new AppError("VALIDATION", "a personal folder always keeps its own list");
           if (dir.acl_id === dir.id) {
             const parentAcl = dir.parent_id ? (repo.get(org, dir.parent_id)?.acl_id ?? null) : null;
-            accessRepo.reassign(org, dir.id, dir.id, parentAcl);
-            accessRepo.dropList(org, dir.id);
+            repo.update(org, dir.id, { acl_id: parentAcl });
+            jobs.begin(org, dir.id, { kind: "grant", from: dir.id, to: parentAcl });
           }
         }
         access.invalidate();
-        return dir ? (repo.get(org, dir.id) as FileRow) : null;
+        return dir;
       });
-      return describe(actor, dir);
     },
 
     /** Who grants can name: everyone, the organization's users and groups. */
@@ -196,10 +230,11 @@ export function createGrantsService(deps: {
 
     /**
      * Gives a new watched folder's mount directory its grants (inside the
-     * creating transaction): the folder's admin decides who sees the drive.
+     * creating transaction, before any row lies below it): the folder's
+     * admin decides who sees the drive.
      */
     initial(actor: Actor, dir: FileRow, grants: readonly GrantInputT[]): void {
-      writeList(actor.organizationId, dir, normalize(actor, grants));
+      writeList(actor.organizationId, dir, normalize(actor, grants), "none");
     },
   };
 }

@@ -35,10 +35,17 @@ export function createFileServices(deps: {
   const reclaim = async (hashes: readonly string[]) => {
     for (const hash of hashes) await reclaimUnused(repo, blobs, deps.log, hash);
   };
-  const jobs = createSubtreeJobs(deps.db, { reclaim });
+  const dropList = (org: string, folderId: string) => {
+    accessRepo.dropList(org, folderId);
+    access.invalidate();
+  };
+  const jobs = createSubtreeJobs(deps.db, { reclaim, dropList });
   const unfinishedJobs = jobs.finishAllNow();
   if (unfinishedJobs.jobs > 0) {
-    deps.log.warn({ jobs: unfinishedJobs.jobs }, "finished the folder moves and deletes a stop interrupted");
+    deps.log.warn(
+      { jobs: unfinishedJobs.jobs },
+      "finished the folder moves, deletes and grant changes a stop interrupted",
+    );
   }
   const tree = createTree(deps.db, repo, deps.limits, access, jobs);
   const unfinished = repo.dropUnfinishedCopies();

@@ -6,7 +6,8 @@ import { nowIso } from "../../platform/ids.ts";
  * Changes to every row below a folder, made a folder at a time. A folder's
  * move or rename rewrites every row below it (each stores its full path and
  * access root), a delete or a restore marks each of them, a purge removes
- * them: in one transaction, with the subtree's rows read into memory first,
+ * them, a folder given its own list of grants (or losing it) changes the
+ * access root of those that inherited it: in one transaction, with the subtree's rows read into memory first,
  * that held the server's only thread for seconds at 100k+ rows (renaming a
  * 166k-row folder of the search bench: 5-6 s with every other request
  * waiting) and grew the heap by the size of the subtree; anyone who may
@@ -34,8 +35,8 @@ const SLICE_MS = 20;
  */
 const BATCH = 256;
 
-/** What a walk does to the rows below its folder. */
-export type JobKind = "move" | "delete" | "restore" | "purge";
+/** What a walk does to the rows below its folder (a grant: which access root governs them). */
+export type JobKind = "move" | "delete" | "restore" | "purge" | "grant";
 
 /** Where a subtree's deepest and longest rows are, below its root. */
 export interface Extent {
@@ -97,6 +98,7 @@ interface JobRow {
 /** What a new job records (`begin`). */
 export type JobSpec =
   | { kind: "move"; reassign?: { from: string | null; to: string | null } }
+  | { kind: "grant"; from: string | null; to: string | null }
   | { kind: "delete" | "restore"; batch: string; at: string }
   | { kind: "purge" };
 
@@ -119,6 +121,12 @@ export function createSubtreeJobs(
     sliceRows?: number;
     /** Blobs a purge's slice left unreferenced, reclaimed between slices. */
     reclaim?: (hashes: string[]) => Promise<void>;
+    /**
+     * Drops the list of the access root `folderId`, in the last transaction
+     * of a grant job that took the rows it governed to another root (the
+     * folder's own list cleared): until then the rows not yet walked keep it.
+     */
+    dropList?: (org: string, folderId: string) => void;
   } = {},
 ) {
   const sqlite: Database.Database = db.$client;
@@ -139,6 +147,11 @@ export function createSubtreeJobs(
   const moveReassignStmt = sqlite.prepare<[string, string | null, string | null, string, string], Written>(
     "UPDATE files SET path = ? || '/' || name, acl_id = CASE WHEN acl_id IS ? THEN ? ELSE acl_id END " +
       `WHERE rowid IN (SELECT value FROM json_each(?)) AND parent_id = ? ${RETURNING}`,
+  );
+  // A grant: children governed by the old root take the new one. Only those are descended into: a
+  // folder with a list of its own governs its subtree, which the change does not reach.
+  const grantStmt = sqlite.prepare<[string | null, string, string, string | null], Written>(
+    `UPDATE files SET acl_id = ? WHERE rowid IN (SELECT value FROM json_each(?)) AND parent_id = ? AND acl_id IS ? ${RETURNING}`,
   );
   // A delete marks the live children with its batch (rows deleted before keep theirs, and their subtree).
   const deleteStmt = sqlite.prepare<[string, string, string, string, string], Written>(
@@ -234,9 +247,11 @@ export function createSubtreeJobs(
           ? deleteStmt.all(job.at!, job.batch!, job.at!, rowids, of.id)
           : job.kind === "restore"
             ? restoreStmt.all(job.at!, rowids, of.id, job.batch!)
-            : job.reassign
-              ? moveReassignStmt.all(of.path, job.from_acl, job.to_acl, rowids, of.id)
-              : moveStmt.all(of.path, rowids, of.id);
+            : job.kind === "grant"
+              ? grantStmt.all(job.to_acl, rowids, of.id, job.from_acl)
+              : job.reassign
+                ? moveReassignStmt.all(of.path, job.from_acl, job.to_acl, rowids, of.id)
+                : moveStmt.all(of.path, rowids, of.id);
       changed.rows += written.length;
       return folders(written);
     };
@@ -291,7 +306,11 @@ export function createSubtreeJobs(
     return () =>
       writeTransaction(sqlite, () => {
         const more = step();
-        if (!more) doneStmt.run(job.root_id);
+        if (!more) {
+          doneStmt.run(job.root_id);
+          if (job.kind === "grant" && job.from_acl === job.root_id)
+            opts.dropList?.(job.organization_id, job.root_id);
+        }
         return more;
       });
   }
@@ -347,7 +366,7 @@ export function createSubtreeJobs(
 
     /** Records a job on the subtree of `rootId`: call in the transaction that changes the root, then `finish`. */
     begin(org: string, rootId: string, spec: JobSpec): void {
-      const reassign = spec.kind === "move" ? spec.reassign : undefined;
+      const reassign = spec.kind === "move" ? spec.reassign : spec.kind === "grant" ? spec : undefined;
       const batch = spec.kind === "delete" || spec.kind === "restore" ? spec : undefined;
       insertStmt.run(
         rootId,

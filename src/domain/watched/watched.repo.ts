@@ -340,20 +340,14 @@ export function createWatchedRepo(db: Db, opts: { scanThread?: boolean } = {}) {
       const total = db.select({ n: count() }).from(files).where(where).get()?.n ?? 0;
       return { rows, total };
     },
-    /** Renames the mount directory and rewrites the paths of its subtree. */
-    renameMount: (
-      orgId: string,
-      fid: string,
-      oldPath: string,
-      newPath: string,
-      name: string,
-      now: string,
-    ) => {
+    /**
+     * Renames the folder and its mount directory; the paths below follow in
+     * a move job (subtree-jobs.ts) the caller begins in the same transaction.
+     */
+    renameMount: (fid: string, newPath: string, name: string, now: string) => {
       c.transaction(() => {
         db.run(sql`update files set name = ${name}, path = ${newPath}, updated_at = ${now}
           where watched_folder_id = ${fid} and host_rel_path = ''`);
-        db.run(sql`update files set path = ${newPath} || substr(path, ${oldPath.length + 1})
-          where organization_id = ${orgId} and watched_folder_id = ${fid} and host_rel_path <> ''`);
         db.update(watchedFolders).set({ name, updated_at: now }).where(eq(watchedFolders.id, fid)).run();
       })();
     },

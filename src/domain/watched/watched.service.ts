@@ -15,6 +15,7 @@ import { type Actor, requireInstanceAdmin, requirePermission } from "../actor.ts
 import type { ContentLocation } from "../files/content.ts";
 import { type FileDto, toFileDtos } from "../files/files.dto.ts";
 import { normalizeName } from "../files/names.ts";
+import type { Tree } from "../files/tree.ts";
 import { parseInput } from "../parse-input.ts";
 import { createWatchRuntime } from "./runtime.ts";
 import { createWatchedRepo, type FileRow, type WatchedFolderRow } from "./watched.repo.ts";
@@ -38,6 +39,8 @@ export interface WatchedDeps {
   /** Folder grants: a mount goes where the admin may write, and may carry its own list. */
   access: Access;
   grants: Pick<GrantsService, "initial">;
+  /** The organization's queue of tree changes, and its subtree jobs: a rename rewrites the paths below. */
+  tree: Pick<Tree, "exclusive" | "jobs">;
   /** True while requests are arriving: scans then write in shorter turns. */
   busy?: () => boolean;
 }
@@ -171,10 +174,21 @@ export function createWatchedService(deps: WatchedDeps) {
       const mount = repo.mountRow(row.id);
       if (q.name !== undefined && mount) {
         const name = normalizeName(q.name);
-        const newPath = `${mount.path.slice(0, mount.path.lastIndexOf("/"))}/${name}`;
-        conflictOnUnique(`a file or directory named ${JSON.stringify(name)} already exists there`, () =>
-          repo.renameMount(actor.organizationId, row.id, mount.path, newPath, name, nowIso()),
-        );
+        const org = actor.organizationId;
+        // The mount's own row and the folder's name change at once; the paths below follow a folder
+        // at a time (a 1M-file drive's paths rewritten in one statement held the server for a minute).
+        await deps.tree.exclusive(org, async () => {
+          const at = repo.mountRow(row.id);
+          if (!at) return;
+          const newPath = `${at.path.slice(0, at.path.lastIndexOf("/"))}/${name}`;
+          conflictOnUnique(`a file or directory named ${JSON.stringify(name)} already exists there`, () =>
+            repo.transaction(() => {
+              repo.renameMount(row.id, newPath, name, nowIso());
+              deps.tree.jobs.begin(org, at.id, { kind: "move" });
+            }),
+          );
+          await deps.tree.jobs.finish(org);
+        });
       }
       if (root !== undefined && root !== row.path && mount) {
         await runtime.stop(row.id);

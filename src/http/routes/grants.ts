@@ -73,11 +73,11 @@ export function grantsRoutes(ctx: AppContext, guards: Guards): Router {
   r.openapi({ ...get, middleware: [guards.auth("file:read")] }, (c) =>
     c.json(grants.get(actorOf(c), c.req.valid("query")), 200),
   );
-  r.openapi({ ...put, middleware: [guards.auth("file:read")] }, (c) =>
-    c.json(grants.set(actorOf(c), c.req.valid("json")), 200),
+  r.openapi({ ...put, middleware: [guards.auth("file:read")] }, async (c) =>
+    c.json(await grants.set(actorOf(c), c.req.valid("json")), 200),
   );
-  r.openapi({ ...clear, middleware: [guards.auth("file:read")] }, (c) =>
-    c.json(grants.clear(actorOf(c), c.req.valid("query")), 200),
+  r.openapi({ ...clear, middleware: [guards.auth("file:read")] }, async (c) =>
+    c.json(await grants.clear(actorOf(c), c.req.valid("query")), 200),
   );
   return r;
 }
