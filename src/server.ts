@@ -251,9 +251,11 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
   ctx.health.register("media", () => mediaTools.health());
   services.files.setHostContentResolver((row) => services.watched.resolveHostFile(row));
   services.watched.start();
-  // Deleting an organization first unmounts its watched folders, stopping their watchers.
+  // Deleting an organization first unmounts its watched folders, stopping their watchers, then purges
+  // its files a folder at a time, reclaiming their blobs (a cascade would leave them on disk).
   services.orgs.onDelete(async (orgActor) => {
     for (const f of services.watched.list(orgActor).folders) await services.watched.remove(orgActor, f.id);
+    await storage.tree.purgeAll(orgActor.organizationId);
   });
   let detectMedia: NodeJS.Timeout | undefined;
   return {

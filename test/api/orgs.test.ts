@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, GOOD_PASSWORD, register, type Session } from "../helpers/accounts.ts";
+import { mkdir, upload } from "../helpers/files.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
 describe("organizations", () => {
@@ -118,8 +119,21 @@ describe("organizations", () => {
       (await s.api("DELETE", `/api/v1/organizations/${victim.orgId}`, { token: victim.token })).status,
     ).toBe(409);
     expect((await s.api("DELETE", `/api/v1/organizations/${adminOrg}`, { token: admin })).status).toBe(409);
+    // Its files, in the tree and in the trash: their bytes go with it.
+    const blobs = () => readdirSync(join(s.dataDir, "blobs"), { recursive: true }).map(String);
+    const docs = await mkdir(s, victim.token, "Docs");
+    const kept = await upload(s, victim.token, "kept.txt", "only the doomed organization has these bytes", {
+      parentId: docs.id,
+    });
+    const trashed = await upload(s, victim.token, "gone.txt", "and these, in its trash");
+    expect((await s.api("DELETE", `/api/v1/files/${trashed.body.id}`, { token: victim.token })).status).toBe(
+      200,
+    );
+    const hashes = [kept.body.hash, trashed.body.hash] as string[];
+    for (const h of hashes) expect(blobs().some((b) => b.endsWith(h))).toBe(true);
     const del = await s.api("DELETE", `/api/v1/organizations/${victim.orgId}`, { token: admin });
     expect(del.status).toBe(200);
+    for (const h of hashes) expect(blobs().some((b) => b.endsWith(h))).toBe(false);
     expect(del.body).toEqual({ success: true });
     expect((await s.api("GET", `/api/v1/organizations/${victim.orgId}`, { token: admin })).status).toBe(404);
     expect((await s.api("GET", "/api/v1/auth/profile", { token: victim.token })).status).toBe(401);

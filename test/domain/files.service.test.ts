@@ -360,6 +360,18 @@ describe("files area on a real database", () => {
       expect((await area.files.openContent(admin, shared.id)).size).toBe(6);
     });
 
+    it("purges a whole organization's tree, more top-level items than one round of jobs takes", async () => {
+      seed("Deep", 3, 2);
+      for (let i = 0; i < 300; i++) area.directories.create(admin, { name: `top${i}` });
+      const file = await area.files.upload(admin, { name: "only.txt", source: bytes("only here") });
+      await area.files.remove(admin, file.id, {});
+      expect(rowsWhere("organization_id = ?", admin.organizationId)).toBeGreaterThan(300 + 3 * 6);
+      await area.tree.purgeAll(admin.organizationId);
+      expect(rowsWhere("organization_id = ?", admin.organizationId)).toBe(0);
+      expect(pending()).toBe(0);
+      expect(await area.blobs.has(file.hash)).toBe(false);
+    });
+
     it("finishes at the next start a delete a stop interrupted", async () => {
       const root = seed("Half", 3, 2);
       db.$client

@@ -350,6 +350,17 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
     },
 
     /** True when any row of any organization still uses the blob. */
+    /** Ids of rows at the top of the organization's tree (live, deleted, personal folders), at most `limit`. */
+    topLevelIds(orgId: string, limit: number): string[] {
+      return db
+        .select({ id: files.id })
+        .from(files)
+        .where(and(eq(files.organization_id, orgId), isNull(files.parent_id)))
+        .limit(limit)
+        .all()
+        .map((r) => r.id);
+    },
+
     blobInUse(hash: string): boolean {
       return !!db.select({ id: files.id }).from(files).where(eq(files.blob_hash, hash)).limit(1).get();
     },

@@ -25,6 +25,8 @@ export interface TreeLimits {
 export const COPY_BATCH = "copy:";
 /** Rows a copy writes per transaction before it lets other work run. */
 const COPY_CHUNK = 1000;
+/** Top-level items an organization's deletion purges per round of jobs. */
+const TOP_LEVEL_BATCH = 256;
 
 /** How deep a path is: "/a" is 1, "/a/b" is 2. */
 const depthOf = (path: string) => {
@@ -526,6 +528,27 @@ export function createTree(
     });
   }
 
+  /**
+   * Every row of the organization, purged for good from the bottom of each
+   * top-level item up, a folder at a time (subtree-jobs.ts), the blobs no
+   * other row uses reclaimed as it goes: before the organization itself is
+   * deleted, whose rows would otherwise cascade in one statement holding the
+   * server, their blobs left on disk. Answers how many rows went.
+   */
+  function purgeAll(org: string): Promise<number> {
+    return exclusive(org, async () => {
+      let n = 0;
+      for (;;) {
+        const tops = repo.topLevelIds(org, TOP_LEVEL_BATCH);
+        if (tops.length === 0) return n;
+        tx(() => {
+          for (const id of tops) jobs.begin(org, id, { kind: "purge" });
+        });
+        n += await jobs.finish(org);
+      }
+    });
+  }
+
   return {
     tx,
     live,
@@ -543,6 +566,7 @@ export function createTree(
     softDeleteFile,
     exclusive,
     jobs,
+    purgeAll,
   };
 }
 
