@@ -21,9 +21,17 @@ export function createLimit(concurrency: number): <T>(job: () => Promise<T>) => 
   };
 }
 
-/** Runs `count` copies of `worker` at once (they pull from shared state) and resolves when all have returned. */
+/**
+ * Runs `count` copies of `worker` at once (they pull from shared state) and
+ * resolves when all have returned. When one fails, the others still run to
+ * their end (a worker should stop pulling once another failed) and the
+ * first failure is thrown after: a caller that goes on after it never has
+ * a worker of this run still working beside it.
+ */
 export async function runWorkers(count: number, worker: () => Promise<void>): Promise<void> {
-  await Promise.all(Array.from({ length: Math.max(1, count) }, () => worker()));
+  const results = await Promise.allSettled(Array.from({ length: Math.max(1, count) }, () => worker()));
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
 }
 
 /** Maps `items` through `fn` with at most `limit` calls in flight, keeping order. */

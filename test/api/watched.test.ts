@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { register } from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -206,6 +207,29 @@ describe("watched folders", () => {
       (x) => x.status === "watching",
     );
     expect(await f.names(body.id)).toEqual(["/Drive/show/ep1.mkv", "/Drive/show/ep2.mkv"]);
+  });
+
+  it("renamed while its first scan runs: every row scanned lands under the new name", async () => {
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 40; d++) for (let i = 0; i < 600; i++) files[`d${d}/f${i}.txt`] = "x";
+    const root = tree(files);
+    const { body } = await f.create({ name: "Early", path: root });
+    // Once the scan has read where the folder is mounted (its rows' paths extend that one).
+    while (!(await f.get(body.id)).last_scan_started_at) await new Promise((r) => setTimeout(r, 10));
+    const put = await s.api("PUT", `/api/v1/watched-folders/${body.id}`, { token, body: { name: "Late" } });
+    expect(put.status).toBe(200);
+    await f.settled(body.id, put.body.updated_at);
+    const db = new Database(join(s.dataDir, "attic.db"), { readonly: true });
+    const rows = db
+      .prepare(
+        "SELECT f.path, f.name, p.path AS parent FROM files f JOIN files p ON p.id = f.parent_id WHERE f.watched_folder_id = ?",
+      )
+      .all(body.id) as { path: string; name: string; parent: string }[];
+    db.close();
+    expect(rows.length).toBe(40 * 601);
+    expect(rows.filter((r) => r.path !== `${r.parent}/${r.name}` || !r.path.startsWith("/Late/"))).toEqual(
+      [],
+    );
   });
 
   it("renames and deletes a watched folder without touching the host", async () => {

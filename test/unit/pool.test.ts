@@ -66,5 +66,18 @@ describe("pool", () => {
         throw new Error("boom");
       }),
     ).rejects.toThrow("boom");
+    // A failure surfaces only once the other workers have returned: nothing of the run goes on after it.
+    let late = 0;
+    let first = true;
+    const failing = runWorkers(3, async () => {
+      if (first) {
+        first = false;
+        throw new Error("early");
+      }
+      await new Promise((r) => setTimeout(r, 20));
+      late++;
+    });
+    await expect(failing).rejects.toThrow("early");
+    expect(late).toBe(2);
   });
 });

@@ -196,6 +196,10 @@ export class BatchWriter {
     this.inFlight.add(sent);
     void sent.finally(() => this.inFlight.delete(sent));
   }
+  /** Resolves once every batch sent to the thread is committed or rolled back (never rejects). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
   /** Ends the writer's hold on the connection's settings (after the last flush, or on failure). */
   close(): void {
     // Queued writes of a walk that ended early (aborted, failed) are dropped, as they always were.

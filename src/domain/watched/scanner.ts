@@ -36,12 +36,19 @@ export async function syncTree(
   const writer = new BatchWriter(repo, opts.stats, opts.busy);
   const queue = [...start];
   let lastYield = performance.now();
+  let failed = false;
   const worker = async () => {
-    for (let task = queue.pop(); task; task = queue.pop()) {
-      opts.signal?.throwIfAborted();
-      const subdirs = await syncDir(repo, writer, target, task, opts);
-      queue.push(...subdirs);
-      await writer.maybeFlush();
+    for (let task = queue.pop(); task && !failed; task = queue.pop()) {
+      try {
+        opts.signal?.throwIfAborted();
+        const subdirs = await syncDir(repo, writer, target, task, opts);
+        queue.push(...subdirs);
+        await writer.maybeFlush();
+      } catch (err) {
+        // The other workers stop at their next directory (runWorkers waits for them).
+        failed = true;
+        throw err;
+      }
       // Unchanged directories resolve without I/O waits: give the event loop its turn every few ms.
       if (performance.now() - lastYield > YIELD_EVERY_MS) {
         await yieldToLoop();
@@ -55,6 +62,10 @@ export async function syncTree(
     if (opts.moves) settleMoves(writer, target, opts.moves, opts);
     await writer.flush();
   } finally {
+    // A walk that ended early (stopped, failed) still has batches on the writer thread: once they
+    // are committed or rolled back, nothing of this walk writes any more (a scan started next reads
+    // what it wrote, and would otherwise insert the same rows beside its late commits).
+    await writer.settled();
     writer.close();
   }
 }

@@ -75,6 +75,25 @@ export function createWatchedService(deps: WatchedDeps) {
     return row;
   };
 
+  /**
+   * Renames a folder and its mount directory at once; the paths below follow
+   * a folder at a time in the organization's queue of tree changes (a 1M-file
+   * drive's paths rewritten in one statement held the server for 20 s).
+   */
+  const rename = (org: string, folderId: string, name: string) =>
+    deps.tree.exclusive(org, async () => {
+      const mount = repo.mountRow(folderId);
+      if (!mount) return;
+      const newPath = `${mount.path.slice(0, mount.path.lastIndexOf("/"))}/${name}`;
+      conflictOnUnique(`a file or directory named ${JSON.stringify(name)} already exists there`, () =>
+        repo.transaction(() => {
+          repo.renameMount(folderId, newPath, name, nowIso());
+          deps.tree.jobs.begin(org, mount.id, { kind: "move" });
+        }),
+      );
+      await deps.tree.jobs.finish(org);
+    });
+
   /** The real host directory for a new folder, after every refusal rule. */
   async function checkedRoot(orgId: string, path: string, self?: string): Promise<string> {
     if (!isPlainAbsolute(path))
@@ -172,36 +191,28 @@ export function createWatchedService(deps: WatchedDeps) {
       const row = folderOf(actor, id);
       const root = q.path === undefined ? undefined : await checkedRoot(actor.organizationId, q.path, row.id);
       const mount = repo.mountRow(row.id);
-      if (q.name !== undefined && mount) {
-        const name = normalizeName(q.name);
-        const org = actor.organizationId;
-        // The mount's own row and the folder's name change at once; the paths below follow a folder
-        // at a time (a 1M-file drive's paths rewritten in one statement held the server for a minute).
-        await deps.tree.exclusive(org, async () => {
-          const at = repo.mountRow(row.id);
-          if (!at) return;
-          const newPath = `${at.path.slice(0, at.path.lastIndexOf("/"))}/${name}`;
-          conflictOnUnique(`a file or directory named ${JSON.stringify(name)} already exists there`, () =>
-            repo.transaction(() => {
-              repo.renameMount(row.id, newPath, name, nowIso());
-              deps.tree.jobs.begin(org, at.id, { kind: "move" });
-            }),
-          );
-          await deps.tree.jobs.finish(org);
-        });
-      }
-      if (root !== undefined && root !== row.path && mount) {
-        await runtime.stop(row.id);
-        await dropRows(row.id);
-        repo.transaction(() => {
-          repo.setDirMtime(mount.id, null);
-          repo.updateFolder(row.id, {
-            path: root,
-            status: "scanning",
-            files_indexed: 0,
-            updated_at: nowIso(),
+      const name = q.name === undefined ? undefined : normalizeName(q.name);
+      const renaming = mount && name !== undefined && name !== row.name;
+      const repointing = mount && root !== undefined && root !== row.path;
+      if (!renaming && !repointing) return toDto(row);
+      // The scanner and the live watcher extend the paths they read from the mount's row: they stop
+      // while the folder changes, and a scan starts after (a quick one, after a rename alone).
+      await runtime.stop(row.id);
+      try {
+        if (renaming) await rename(actor.organizationId, row.id, name);
+        if (repointing) {
+          await dropRows(row.id);
+          repo.transaction(() => {
+            repo.setDirMtime(mount.id, null);
+            repo.updateFolder(row.id, {
+              path: root,
+              status: "scanning",
+              files_indexed: 0,
+              updated_at: nowIso(),
+            });
           });
-        });
+        }
+      } finally {
         void runtime.scan(row.id, false);
       }
       return toDto(folderOf(actor, id));
