@@ -349,7 +349,6 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
       db.insert(blobs).values({ hash, size, created_at: at }).onConflictDoNothing().run();
     },
 
-    /** True when any row of any organization still uses the blob. */
     /** Ids of rows at the top of the organization's tree (live, deleted, personal folders), at most `limit`. */
     topLevelIds(orgId: string, limit: number): string[] {
       return db
@@ -361,6 +360,7 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
         .map((r) => r.id);
     },
 
+    /** True when any row of any organization still uses the blob. */
     blobInUse(hash: string): boolean {
       return !!db.select({ id: files.id }).from(files).where(eq(files.blob_hash, hash)).limit(1).get();
     },

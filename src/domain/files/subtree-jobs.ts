@@ -7,11 +7,13 @@ import { nowIso } from "../../platform/ids.ts";
  * move or rename rewrites every row below it (each stores its full path and
  * access root), a delete or a restore marks each of them, a purge removes
  * them, a folder given its own list of grants (or losing it) changes the
- * access root of those that inherited it: in one transaction, with the subtree's rows read into memory first,
- * that held the server's only thread for seconds at 100k+ rows (renaming a
- * 166k-row folder of the search bench: 5-6 s with every other request
- * waiting) and grew the heap by the size of the subtree; anyone who may
- * rename or delete a large folder could do it again and again.
+ * access root of those that inherited it: in one transaction, with the
+ * subtree's rows read into memory first (or one recursive statement for a
+ * grant), that held the server's only thread for seconds at 100k+ rows
+ * (renaming a 166k-row folder of the search bench: 5-6 s with every other
+ * request waiting; its grants 3 s) and grew the heap by the size of the
+ * subtree; anyone who may rename, delete or re-grant a large folder could
+ * do it again and again.
  *
  * The change to the folder's own row commits at once with a row in
  * `subtree_jobs`; then `finish` walks the subtree from the folder down, in
