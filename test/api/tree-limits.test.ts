@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -171,6 +171,36 @@ describe("watched scans within the tree's bounds", () => {
       const names = await f.names(created.body.id);
       expect(names).toEqual(["/Host/ok.txt"]);
       expect(done.scan_errors).toBeGreaterThanOrEqual(2);
+    } finally {
+      await s.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a copy of a watched folder past storage.max_copy_items", () => {
+  it("is refused before any of its files is read", async () => {
+    const s = await startServer({ storage: { max_copy_items: 5 }, watch: { live: false } });
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 8; i++) files[`f${i}.txt`] = `content ${i}`;
+    const root = hostTree(files);
+    try {
+      const token = await s.login();
+      const f = folders(s, token);
+      const created = await f.create({ name: "Drive", path: root });
+      await f.settled(created.body.id);
+      // A file gone from the host since the scan: reading it fails, so a copy that read the
+      // files before counting them would fail on it instead of answering the limit.
+      rmSync(join(root, "f3.txt"));
+      const dest = await mkdir(s, token, "dest");
+      const r = await s.api("POST", `/api/v1/files/${created.body.directory_id}/copy`, {
+        token,
+        body: { destination_parent_id: dest.id },
+      });
+      expect([r.status, r.body.error?.code]).toEqual([400, "ERR_VALIDATION"]);
+      expect(r.body.error.message).toMatch(/max_copy_items/);
+      const blobs = readdirSync(join(s.dataDir, "blobs"), { recursive: true, withFileTypes: true });
+      expect(blobs.filter((e) => e.isFile())).toEqual([]);
     } finally {
       await s.close();
       rmSync(root, { recursive: true, force: true });

@@ -360,6 +360,33 @@ describe("files area on a real database", () => {
       expect((await area.files.openContent(admin, shared.id)).size).toBe(6);
     });
 
+    it("reads a folder's subtree within a bound, counted before any row is read; directories only or to a depth when asked", async () => {
+      const root = seed("Walk", 3, 2);
+      await area.files.upload(admin, { name: "file.txt", parentId: root.id, source: bytes("x") });
+      const walk = (opts: { max: number; dirs?: boolean; depth?: number }) =>
+        area.tree.readableSubtree(admin, area.repo.get(admin.organizationId, root.id)!, opts);
+      const all = walk({ max: 100 })!;
+      expect(all.length).toBe(1 + 3 * 6 + 1);
+      expect(all[0]!.id).toBe(root.id);
+      const seen = new Set<string>();
+      for (const r of all) {
+        if (r.id !== root.id) expect(seen.has(r.parent_id!)).toBe(true);
+        seen.add(r.id);
+      }
+      expect(walk({ max: all.length })?.length).toBe(all.length);
+      expect(walk({ max: all.length - 1 })).toBeUndefined();
+      expect(walk({ max: 100, dirs: true })!.length).toBe(all.length - 1);
+      expect(
+        walk({ max: 100, depth: 1 })!
+          .map((r) => r.name)
+          .sort(),
+      ).toEqual(["Walk", "d0", "d1", "d2", "file.txt"]);
+      // A deleted folder hides its subtree.
+      const d0 = area.repo.liveChild(admin.organizationId, root.id, "d0")!;
+      await area.files.remove(admin, d0.id, { recursive: true });
+      expect(walk({ max: 100 })!.length).toBe(all.length - 6);
+    });
+
     it("purges a whole organization's tree, more top-level items than one round of jobs takes", async () => {
       seed("Deep", 3, 2);
       for (let i = 0; i < 300; i++) area.directories.create(admin, { name: `top${i}` });

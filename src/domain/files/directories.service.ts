@@ -52,8 +52,9 @@ export function createDirectoriesService(deps: {
 
   /** The tree under `root`, `depth` levels of subdirectories (0 = all). */
   function buildTree(actor: Actor, root: FileRow, depth: number): DirectoryNodeDto {
-    const rows = tree.readableSubtree(actor, root).filter((r) => r.type === "directory");
-    if (rows.length > MAX_TREE_NODES) {
+    // Directories alone, to the depth asked: the files below are never read.
+    const rows = tree.readableSubtree(actor, root, { max: MAX_TREE_NODES, dirs: true, depth });
+    if (!rows) {
       throw new AppError("VALIDATION", `tree has more than ${MAX_TREE_NODES} directories; ask with a depth`);
     }
     const level = new Map<string, number>([[root.id, 0]]);

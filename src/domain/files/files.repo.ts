@@ -219,6 +219,34 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
       return subtreeStmt.all(rootId, orgId);
     },
 
+    /**
+     * Ids (and levels below `rootId`) of its live subtree readable under
+     * `acl` (on `f.acl_id`), parents before children, at most `limit`: an
+     * unreadable or deleted folder hides its subtree. `dirs`: directories
+     * only; `depth` > 0: that many levels below the root at most.
+     */
+    readableSubtreeIds(
+      orgId: string,
+      rootId: string,
+      acl: { sql: string; params: unknown[] },
+      limit: number,
+      opts: { dirs?: boolean; depth?: number } = {},
+    ): { id: string; depth: number }[] {
+      const depth = opts.depth ?? 0;
+      const sql = `WITH RECURSIVE sub(id, depth) AS (
+          SELECT id, 0 FROM files WHERE id = ? AND organization_id = ? AND is_deleted = 0
+          UNION ALL
+          SELECT f.id, sub.depth + 1 FROM sub CROSS JOIN files f ON f.parent_id = sub.id
+          WHERE f.is_deleted = 0 AND ${acl.sql}${opts.dirs ? " AND f.type = 'directory'" : ""}${depth > 0 ? " AND sub.depth < ?" : ""}
+        ) SELECT id, depth FROM sub LIMIT ?`;
+      // CROSS JOIN keeps the walk going from each folder to its children (files_parent_idx): left
+      // to choose, SQLite read the organization's whole name index for every folder.
+      return sqlite.prepare(sql).all(rootId, orgId, ...acl.params, ...(depth > 0 ? [depth] : []), limit) as {
+        id: string;
+        depth: number;
+      }[];
+    },
+
     /** Full rows of many ids, in no particular order. */
     rowsByIds(orgId: string, ids: readonly string[]): FileRow[] {
       const out: FileRow[] = [];

@@ -92,7 +92,8 @@ export function createFilesService(deps: FilesDeps) {
   ): Promise<Map<string, { hash: string; size: number }>> {
     const out = new Map<string, { hash: string; size: number }>();
     const root = tree.live(actor, id);
-    for (const r of tree.readableSubtree(actor, root)) {
+    // Counted before any content is read: a copy past storage.max_copy_items is refused first.
+    for (const r of tree.copyable(actor, root)) {
       if (r.type === "directory" || r.blob_hash) continue;
       const content = openedContent(r, await locateContent(r, blobs, hostResolver));
       const staged = await blobs.stage(content.stream());
@@ -249,14 +250,13 @@ export function createFilesService(deps: FilesDeps) {
       const entries: ZipEntry[] = [];
       for (const root of roots) {
         const base = root.path.slice(0, root.path.length - root.name.length);
-        for (const row of tree.readableSubtree(actor, root)) {
-          entries.push({ path: row.path.slice(base.length), row });
-          if (entries.length > MAX_ZIP_ENTRIES) {
-            throw new AppError("VALIDATION", `a zip may hold at most ${MAX_ZIP_ENTRIES} items`, {
-              max_entries: MAX_ZIP_ENTRIES,
-            });
-          }
+        const rows = tree.readableSubtree(actor, root, { max: MAX_ZIP_ENTRIES - entries.length });
+        if (!rows) {
+          throw new AppError("VALIDATION", `a zip may hold at most ${MAX_ZIP_ENTRIES} items`, {
+            max_entries: MAX_ZIP_ENTRIES,
+          });
         }
+        for (const row of rows) entries.push({ path: row.path.slice(base.length), row });
       }
       return { name: `${name}.zip`, entries };
     },

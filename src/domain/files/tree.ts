@@ -3,7 +3,7 @@ import { type Db, writeTransaction } from "../../db/client.ts";
 import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, type ErrorCode } from "../../errors.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
-import { type Access, LEVEL, type Level } from "../access/access.ts";
+import { type Access, aclCondition, LEVEL, type Level } from "../access/access.ts";
 import type { Actor } from "../actor.ts";
 import type { TagDto } from "../tags/tags.repo.ts";
 import type { FileRow, FilesRepo, NewFileRow } from "./files.repo.ts";
@@ -52,6 +52,12 @@ export function createTree(
   jobs: SubtreeJobs = createSubtreeJobs(db),
 ) {
   const tx = <T>(fn: () => T): T => writeTransaction(db.$client, fn);
+  const tooManyToCopy = () =>
+    new AppError(
+      "VALIDATION",
+      `a copy may create at most ${limits.maxCopyItems} items (storage.max_copy_items); this one has more`,
+      { max_copy_items: limits.maxCopyItems },
+    );
 
   /**
    * A live row the actor holds `need` on (folder grants): 404 when missing,
@@ -336,18 +342,12 @@ export function createTree(
     const { plan, rows } = tx(() => {
       const plan = checkTarget();
       const stats = repo.liveSubtreeStats(org, plan.src.id, limits.maxCopyItems + 1);
-      if (stats.count > limits.maxCopyItems) {
-        throw new AppError(
-          "VALIDATION",
-          `a copy may create at most ${limits.maxCopyItems} items (storage.max_copy_items); this one has more`,
-          { max_copy_items: limits.maxCopyItems },
-        );
-      }
+      if (stats.count > limits.maxCopyItems) throw tooManyToCopy();
       fits(plan.path, {
         chars: Math.max(0, stats.longestPath - plan.src.path.length),
         levels: stats.depthBelow,
       });
-      return { plan, rows: readableSubtree(actor, plan.src) };
+      return { plan, rows: copyable(actor, plan.src) };
     });
     if (rows.length <= COPY_CHUNK) {
       return tx(() => {
@@ -425,9 +425,23 @@ export function createTree(
     return ids.get(plan.src.id) as string;
   }
 
-  /** Every row of `root`'s subtree, deleted or not, parents before children. */
-  function subtreeRows(org: string, root: FileRow): FileRow[] {
-    const order = repo.subtree(org, root.id).sort((a, b) => a.depth - b.depth);
+  /**
+   * The live rows of `root`'s subtree the actor may read, parents before
+   * children; an unreadable folder hides its subtree, even parts of it
+   * readable on their own (those are reached by id or search, not here).
+   * Undefined when there are more than `max`, found before any row is read
+   * (a folder of a million rows is never read into memory to be refused).
+   * `dirs`: directories only; `depth` > 0: that many levels below at most.
+   */
+  function readableSubtree(
+    actor: Actor,
+    root: FileRow,
+    opts: { max: number; dirs?: boolean; depth?: number },
+  ): FileRow[] | undefined {
+    const org = actor.organizationId;
+    const acl = aclCondition(access.view(actor), "f.acl_id");
+    const order = repo.readableSubtreeIds(org, root.id, acl, opts.max + 1, opts);
+    if (order.length > opts.max) return undefined;
     const rows = new Map(
       repo
         .rowsByIds(
@@ -436,36 +450,14 @@ export function createTree(
         )
         .map((r) => [r.id, r]),
     );
-    return order.flatMap(({ id }) => rows.get(id) ?? []);
+    return order.sort((x, y) => x.depth - y.depth).flatMap(({ id }) => rows.get(id) ?? []);
   }
 
-  /** The live rows of `root`'s subtree, parents before children (a deleted directory hides its subtree). */
-  function liveSubtree(org: string, root: FileRow): FileRow[] {
-    const kept = new Set<string>();
-    const out: FileRow[] = [];
-    for (const r of subtreeRows(org, root)) {
-      if (r.is_deleted) continue;
-      if (r.id !== root.id && !kept.has(r.parent_id ?? "")) continue;
-      kept.add(r.id);
-      out.push(r);
-    }
-    return out;
-  }
-
-  /**
-   * The live rows of `root`'s subtree the actor may read, parents before
-   * children; an unreadable folder hides its subtree, even parts of it
-   * readable on their own (those are reached by id or search, not here).
-   */
-  function readableSubtree(actor: Actor, root: FileRow): FileRow[] {
-    const v = access.view(actor);
-    const kept = new Set<string>();
-    return liveSubtree(actor.organizationId, root).filter((r) => {
-      if ((r.id !== root.id && !kept.has(r.parent_id ?? "")) || access.levelIn(v, r) < LEVEL.read)
-        return false;
-      kept.add(r.id);
-      return true;
-    });
+  /** The rows a copy of `src` would hold (what `copy` reads): refused past storage.max_copy_items. */
+  function copyable(actor: Actor, src: FileRow): FileRow[] {
+    const rows = readableSubtree(actor, src, { max: limits.maxCopyItems });
+    if (!rows) throw tooManyToCopy();
+    return rows;
   }
 
   /**
@@ -562,6 +554,7 @@ export function createTree(
     relocate,
     copy,
     readableSubtree,
+    copyable,
     softDelete,
     softDeleteFile,
     exclusive,
