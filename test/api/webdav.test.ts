@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, GOOD_PASSWORD } from "../helpers/accounts.ts";
 import { mkdir, upload } from "../helpers/files.ts";
 import { ADMIN_PASSWORD, startServer, type TestServer } from "../helpers/server.ts";
-import { hostTree, waitFor } from "./watched.helpers.ts";
+import { hostTree, waitFor, write } from "./watched.helpers.ts";
 
 /** WebDAV at /dav/ (issue 17): every method, the service layer's rules, grants, and the clients' quirks. */
 describe("WebDAV", () => {
@@ -193,6 +193,30 @@ describe("WebDAV", () => {
     expect((await dav("PUT", "/Drive/new.txt", { body: "x" })).status).toBe(403);
     expect((await dav("DELETE", "/Drive/readme.txt")).status).toBe(403);
     expect((await dav("MKCOL", "/Drive/sub")).status).toBe(403);
+  });
+
+  it("lists a collection of more members than it reads at a time: each once, in full", async () => {
+    for (let i = 0; i < 1234; i++) write(host, `many/f${String(i).padStart(4, "0")}.txt`, "x");
+    const r = await s.api("POST", "/api/v1/watched-folders", {
+      token: admin,
+      body: { name: "Many", path: `${host}/many` },
+    });
+    expect(r.status).toBe(201);
+    const want = Array.from({ length: 1234 }, (_, i) => `/dav/Many/f${String(i).padStart(4, "0")}.txt`);
+    const listed = await waitFor(
+      async () => {
+        const res = await dav("PROPFIND", "/Many/", { headers: { depth: "1" } });
+        return { status: res.status, hrefs: hrefs(await res.text()) };
+      },
+      (x) => x.hrefs.length === 1 + 1234,
+    );
+    expect(listed.status).toBe(207);
+    expect(listed.hrefs[0]).toBe("/dav/Many/");
+    expect(listed.hrefs.slice(1).sort()).toEqual(want);
+    const page = await dav("GET", "/Many/");
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    const links = [...(await page.text()).matchAll(/<li><a href="([^"]*)">/g)].map((m) => m[1]);
+    expect(links.sort()).toEqual(want);
   });
 
   it("takes the files macOS Finder and Windows write, like any other", async () => {

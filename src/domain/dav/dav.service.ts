@@ -20,6 +20,8 @@ export interface DeadProperty {
 
 /** Most dead properties one resource may carry, and the size of one. */
 export const MAX_DEAD_PROPS = 100;
+/** Members of a collection read (and sent) at a time. */
+const MEMBER_PAGE = 500;
 export const MAX_DEAD_PROP_BYTES = 16 * 1024;
 
 /** How the personal folder appears at the top of /dav/: "~username", like its path. */
@@ -77,15 +79,26 @@ export function createDavService(deps: {
     return row ? { kind: "row", row } : undefined;
   }
 
-  /** The readable members of a collection (the top lists the caller's personal folder too). */
-  function members(actor: Actor, res: DavResource): ListingRow[] {
+  /**
+   * The readable members of a collection, `size` at a time (the top's first
+   * page leads with the caller's personal folder): a folder of 100k entries
+   * is never held whole, and its listing can be sent as it is read.
+   */
+  function* memberPages(actor: Actor, res: DavResource, size = MEMBER_PAGE): Generator<ListingRow[]> {
     const parentId = res.kind === "top" ? null : res.row.id;
-    const out: ListingRow[] = repo.listingOf(actor.organizationId, deps.access.view(actor), parentId);
-    if (res.kind === "top") {
-      const home = repo.get(actor.organizationId, deps.grants.ensureHome(actor));
-      if (home) out.unshift(home);
+    const view = deps.access.view(actor);
+    let after = 0;
+    for (let first = true; ; first = false) {
+      const page = repo.listingAfter(actor.organizationId, view, parentId, after, size);
+      const more = page.rows.length === size;
+      after = page.last;
+      if (first && res.kind === "top") {
+        const home = repo.get(actor.organizationId, deps.grants.ensureHome(actor));
+        if (home) page.rows.unshift(home);
+      }
+      if (page.rows.length > 0) yield page.rows;
+      if (!more) return;
     }
-    return out;
   }
 
   /** The name a row has in /dav/ (a personal folder: "~username"). */
@@ -100,7 +113,7 @@ export function createDavService(deps: {
 
   return {
     resolve,
-    members,
+    memberPages,
     nameOf,
     availableBytes: deps.freeBytes,
 

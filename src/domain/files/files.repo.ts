@@ -162,17 +162,31 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
     },
 
     /**
-     * Every live child of `parentId` (null = top) the viewer may read,
-     * unordered, as the columns a listing shows: one prepared statement
-     * without per-row mapping (a WebDAV PROPFIND of 10,000 entries).
+     * Up to `limit` live children the viewer may read, in rowid order after
+     * `after` (0: from the first), with the last rowid read: a whole folder
+     * a page at a time, each page a seek in files_parent_idx (whose entries
+     * of one parent are in rowid order), never a sort of all its children.
      */
-    listingOf(orgId: string, viewer: AccessView, parentId: string | null): ListingRow[] {
+    listingAfter(
+      orgId: string,
+      viewer: AccessView,
+      parentId: string | null,
+      after: number,
+      limit: number,
+    ): { rows: ListingRow[]; last: number } {
       const acl = aclCondition(viewer, "acl_id");
       const where = parentId === null ? "parent_id IS NULL AND home_of IS NULL" : "parent_id = ?";
-      const stmt = sqlite.prepare<unknown[], ListingRow>(
-        `SELECT ${LISTING_COLUMNS} FROM files WHERE organization_id = ? AND ${where} AND is_deleted = 0 AND ${acl.sql}`,
-      );
-      return stmt.all(orgId, ...(parentId === null ? [] : [parentId]), ...acl.params);
+      const rows = sqlite
+        .prepare<unknown[], ListingRow & { _rowid: number }>(
+          `SELECT rowid AS _rowid, ${LISTING_COLUMNS} FROM files INDEXED BY files_parent_idx
+           WHERE ${where} AND rowid > ? AND organization_id = ? AND is_deleted = 0 AND ${acl.sql}
+           ORDER BY rowid LIMIT ?`,
+        )
+        .all(...(parentId === null ? [] : [parentId]), after, orgId, ...acl.params, limit);
+      return {
+        rows: rows.map(({ _rowid, ...row }) => row),
+        last: rows.at(-1)?._rowid ?? after,
+      };
     },
 
     /** Live children the viewer may read, directories first then by name; `onlyDirs` for directory listings. */

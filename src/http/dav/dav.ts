@@ -268,10 +268,38 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
     );
   }
 
-  const multistatus = (inner: string) =>
-    `<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">${inner}</D:multistatus>`;
+  const MULTISTATUS_HEAD = `<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">`;
+  const MULTISTATUS_TAIL = "</D:multistatus>";
+  const multistatus = (inner: string) => `${MULTISTATUS_HEAD}${inner}${MULTISTATUS_TAIL}`;
+  const XML_TYPE = { "Content-Type": 'application/xml; charset="utf-8"' };
   const xml = (c: Ctx, status: number, body: string, headers: Record<string, string> = {}) =>
-    c.body(body, status as 200, { "Content-Type": 'application/xml; charset="utf-8"', ...headers });
+    c.body(body, status as 200, { ...XML_TYPE, ...headers });
+
+  /**
+   * A body sent as it is made: `head`, then each page of `pages` through
+   * `render`, with other requests served between pages, then `tail`. A
+   * collection of 100k members was one 73 MiB string, built while the
+   * server did nothing else for 1.5 s.
+   */
+  function paged<T>(
+    head: string,
+    pages: Iterator<T[]>,
+    render: (page: T[]) => string,
+    tail: string,
+  ): ReadableStream<Uint8Array> {
+    const utf8 = new TextEncoder();
+    return new ReadableStream<Uint8Array>({
+      start: (out) => out.enqueue(utf8.encode(head)),
+      async pull(out) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const next = pages.next();
+        if (next.done) {
+          out.enqueue(utf8.encode(tail));
+          out.close();
+        } else out.enqueue(utf8.encode(render(next.value)));
+      },
+    });
+  }
 
   // ---- methods ----
 
@@ -295,19 +323,24 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
         };
       }
     }
-    const members =
-      depth === "1" && (res.kind === "top" || res.row.type === "directory") ? dav.members(actor, res) : [];
     const needDead = want.kind !== "some" || want.props.some((p) => p.ns !== DAV);
-    const deadOf = needDead
-      ? dav.deadProps([...(res.kind === "row" ? [res.row] : []), ...members])
-      : new Map();
-    const parts = [propResponse(actor, segments, res, want, deadOf)];
-    for (const m of members) {
-      parts.push(
-        propResponse(actor, [...segments, dav.nameOf(actor, m)], { kind: "row", row: m }, want, deadOf),
-      );
+    const deadOf = (rows: FileRow[]) => (needDead ? dav.deadProps(rows) : new Map());
+    const self = propResponse(actor, segments, res, want, deadOf(res.kind === "row" ? [res.row] : []));
+    if (depth === "0" || (res.kind === "row" && res.row.type !== "directory")) {
+      return xml(c, 207, multistatus(self));
     }
-    return xml(c, 207, multistatus(parts.join("")));
+    const member = (m: FileRow, dead: Map<string, DeadProperty[]>) =>
+      propResponse(actor, [...segments, dav.nameOf(actor, m)], { kind: "row", row: m }, want, dead);
+    const body = paged(
+      MULTISTATUS_HEAD + self,
+      dav.memberPages(actor, res),
+      (page) => {
+        const dead = deadOf(page);
+        return page.map((m) => member(m, dead)).join("");
+      },
+      MULTISTATUS_TAIL,
+    );
+    return c.body(body, 207, XML_TYPE);
   }
 
   async function proppatch(c: Ctx, actor: Actor, segments: string[], submitted: string[]): Promise<Response> {
@@ -521,14 +554,18 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
     const res = dav.resolve(actor, segments);
     if (!res) throw new DavStatus(404);
     if (res.kind === "top" || res.row.type === "directory") {
-      const items = dav
-        .members(actor, res)
-        .map((m) => {
-          const n = dav.nameOf(actor, m);
-          return `<li><a href="${escapeXml(hrefOf([...segments, n], m.type === "directory"))}">${escapeXml(n)}</a></li>`;
-        })
-        .join("");
-      return c.html(`<!doctype html><meta charset="utf-8"><title>Attic</title><ul>${items}</ul>`, 200, {
+      const item = (m: FileRow) => {
+        const n = dav.nameOf(actor, m);
+        return `<li><a href="${escapeXml(hrefOf([...segments, n], m.type === "directory"))}">${escapeXml(n)}</a></li>`;
+      };
+      const body = paged(
+        `<!doctype html><meta charset="utf-8"><title>Attic</title><ul>`,
+        dav.memberPages(actor, res),
+        (page) => page.map(item).join(""),
+        "</ul>",
+      );
+      return c.body(body, 200, {
+        "Content-Type": "text/html; charset=UTF-8",
         "Content-Security-Policy": "sandbox; default-src 'none'",
       });
     }
