@@ -39,7 +39,7 @@ export function watchedRpc(ctx: AppContext): Partial<ServiceImpl<typeof WatchedF
     scanWatchedFolder: (req, call) => ({
       watchedFolder: watchedFolderToProto(watched().scan(actorOf(call), req.id, { full: req.full })),
     }),
-    listWatchedFolderFiles: (req, call) =>
-      filesPageToProto(watched().listFiles(actorOf(call), req.id, pageFromProto(req))),
+    listWatchedFolderFiles: async (req, call) =>
+      filesPageToProto(await watched().listFiles(actorOf(call), req.id, pageFromProto(req))),
   };
 }

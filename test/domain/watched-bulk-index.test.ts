@@ -17,7 +17,7 @@ import { hashPending } from "../../src/domain/watched/hasher.ts";
 import { newMovePool } from "../../src/domain/watched/moves.ts";
 import { type DirTask, newStats, type ScanOptions } from "../../src/domain/watched/scan-types.ts";
 import { syncTree } from "../../src/domain/watched/scanner.ts";
-import { countFiles, dirRels } from "../../src/domain/watched/slices.ts";
+import { countFiles, dirRels, readableFilesPage } from "../../src/domain/watched/slices.ts";
 import { createWatchedRepo, type WatchedRepo } from "../../src/domain/watched/watched.repo.ts";
 import { createLogger } from "../../src/log.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
@@ -178,9 +178,32 @@ describe("bulk search indexing of watched scans", () => {
       .all(fid)
       .map((r) => (r as { rel: string }).rel);
     expect(all.length).toBe(1 + 1 + 12 + 12);
+    const files = db.$client
+      .prepare(
+        "SELECT id FROM files WHERE watched_folder_id = ? AND type = 'file' AND is_deleted = 0 ORDER BY host_rel_path",
+      )
+      .all(fid)
+      .map((r) => (r as { id: string }).id);
+    const everything = { top: 3, levels: new Map(), atLeast: { 1: "[]", 2: "[]", 3: "[]" }, unreadable: [] };
+    const nothing = { top: 0, levels: new Map(), atLeast: { 1: "[]", 2: "[]", 3: "[]" }, unreadable: [] };
     for (const size of [1, 7, 64, 10_000]) {
       expect(await countFiles(repo, fid, size)).toBe(301);
       expect(await dirRels(repo, fid, size)).toEqual(all);
+      // A page of the readable files: the same as one ordered statement, whatever the slice size.
+      for (const [offset, limit] of [
+        [0, 50],
+        [37, 10],
+        [290, 50],
+        [301, 5],
+      ] as const) {
+        const page = await readableFilesPage(repo, fid, everything, { limit, offset }, size);
+        expect(page.total).toBe(301);
+        expect(page.rows.map((r) => r.id)).toEqual(files.slice(offset, offset + limit));
+      }
+      expect(await readableFilesPage(repo, fid, nothing, { limit: 5, offset: 0 }, size)).toEqual({
+        rows: [],
+        total: 0,
+      });
     }
     expect(fileRows()).toBe(301);
     expect(repo.hasFiles(fid)).toBe(true);

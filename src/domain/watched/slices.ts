@@ -1,5 +1,6 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { WatchedRepo } from "./watched.repo.ts";
+import type { AccessView } from "../access/access.ts";
+import type { FileRow, WatchedRepo } from "./watched.repo.ts";
 
 /**
  * Rows read per turn of the event loop. Counting a folder's files or
@@ -41,4 +42,34 @@ export async function dirRels(repo: WatchedRepo, folderId: string, size = SLICE_
   const out = [""];
   await eachSlice(repo, folderId, (after, upTo) => out.push(...repo.dirRelsIn(folderId, after, upTo)), size);
   return out;
+}
+
+/**
+ * One page of the folder's files the viewer may read, by host path, with
+ * how many there are: counted a slice at a time between other requests (one
+ * count of a 1M-file folder held the event loop for a second, on every
+ * page), and read from the slice holding `offset` (a deep page skips at most
+ * one slice's rows, never the million before it).
+ */
+export async function readableFilesPage(
+  repo: WatchedRepo,
+  folderId: string,
+  viewer: AccessView,
+  page: { limit: number; offset: number },
+  size = SLICE_ROWS,
+): Promise<{ rows: FileRow[]; total: number }> {
+  let total = 0;
+  let from: { after: string; skip: number } | undefined;
+  await eachSlice(
+    repo,
+    folderId,
+    (after, upTo) => {
+      const n = repo.countReadableIn(folderId, viewer, after, upTo);
+      if (!from && total + n > page.offset) from = { after, skip: page.offset - total };
+      total += n;
+    },
+    size,
+  );
+  const rows = from ? repo.readableFilesAfter(folderId, viewer, from.after, page.limit, from.skip) : [];
+  return { rows, total };
 }

@@ -321,25 +321,31 @@ export function createWatchedRepo(db: Db, opts: { scanThread?: boolean } = {}) {
         .from(files)
         .where(and(eq(files.organization_id, orgId), eq(files.id, id), eq(files.is_deleted, false)))
         .get(),
-    /** Indexed regular files of a folder that the viewer may read, by host path. */
-    listFiles: (fid: string, viewer: AccessView, limit: number, offset: number) => {
-      const where = and(
-        eq(files.watched_folder_id, fid),
-        eq(files.type, "file"),
-        eq(files.is_deleted, false),
-        readableBy(viewer),
-      );
-      const rows = db
+    /** Live files the viewer may read among a folder's rows after host path `after`, up to `upTo` (a slice). */
+    countReadableIn: (fid: string, viewer: AccessView, after: string, upTo: string): number =>
+      db.get<{ n: number }>(
+        sql`select count(*) as n from files indexed by files_watched_idx
+          where watched_folder_id = ${fid} and host_rel_path > ${after} and host_rel_path <= ${upTo}
+          and type = 'file' and is_deleted = 0 and ${readableBy(viewer)}`,
+      )?.n ?? 0,
+    /** Up to `limit` live files the viewer may read after host path `after`, skipping `offset`, by host path. */
+    readableFilesAfter: (fid: string, viewer: AccessView, after: string, limit: number, offset: number) =>
+      db
         .select()
         .from(files)
-        .where(where)
+        .where(
+          and(
+            eq(files.watched_folder_id, fid),
+            sql`${files.host_rel_path} > ${after}`,
+            eq(files.type, "file"),
+            eq(files.is_deleted, false),
+            readableBy(viewer),
+          ),
+        )
         .orderBy(asc(files.host_rel_path))
         .limit(limit)
         .offset(offset)
-        .all();
-      const total = db.select({ n: count() }).from(files).where(where).get()?.n ?? 0;
-      return { rows, total };
-    },
+        .all(),
     /**
      * Renames the folder and its mount directory; the paths below follow in
      * a move job (subtree-jobs.ts) the caller begins in the same transaction.

@@ -18,6 +18,7 @@ import { normalizeName } from "../files/names.ts";
 import type { Tree } from "../files/tree.ts";
 import { parseInput } from "../parse-input.ts";
 import { createWatchRuntime } from "./runtime.ts";
+import { readableFilesPage } from "./slices.ts";
 import { createWatchedRepo, type FileRow, type WatchedFolderRow } from "./watched.repo.ts";
 import {
   CreateWatchedFolderInput,
@@ -240,11 +241,11 @@ export function createWatchedService(deps: WatchedDeps) {
     },
 
     /** Indexed files of the folder, by host path (GET /watched-folders/:id/files). */
-    listFiles(actor: Actor, id: string, input: unknown): { files: FileDto[]; total: number } {
+    async listFiles(actor: Actor, id: string, input: unknown): Promise<{ files: FileDto[]; total: number }> {
       requirePermission(actor, "file:read");
       const q = parseInput(ListFilesInput, input ?? {});
       const row = folderOf(actor, id);
-      const { rows, total } = repo.listFiles(row.id, deps.access.view(actor), q.limit, q.offset);
+      const { rows, total } = await readableFilesPage(repo, row.id, deps.access.view(actor), q);
       return { files: toFileDtos(db, rows), total };
     },
 

@@ -115,8 +115,8 @@ export function watchedFoldersRoutes(ctx: AppContext, guards: Guards): Router {
     const input = { ...c.req.valid("query"), ...(c.req.valid("json") ?? {}) };
     return c.json(watched.scan(actorOf(c), c.req.valid("param").id, input), 202);
   });
-  r.openapi(files, (c) => {
-    return c.json(watched.listFiles(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200);
+  r.openapi(files, async (c) => {
+    return c.json(await watched.listFiles(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200);
   });
   return r;
 }
