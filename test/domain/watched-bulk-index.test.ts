@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Db, openDb, writeTransaction } from "../../src/db/client.ts";
+import type { AccessView } from "../../src/domain/access/access.ts";
 import { excluder } from "../../src/domain/watched/exclude.ts";
 import { hashPending } from "../../src/domain/watched/hasher.ts";
 import { newMovePool } from "../../src/domain/watched/moves.ts";
@@ -184,8 +185,14 @@ describe("bulk search indexing of watched scans", () => {
       )
       .all(fid)
       .map((r) => (r as { id: string }).id);
-    const everything = { top: 3, levels: new Map(), atLeast: { 1: "[]", 2: "[]", 3: "[]" }, unreadable: [] };
-    const nothing = { top: 0, levels: new Map(), atLeast: { 1: "[]", 2: "[]", 3: "[]" }, unreadable: [] };
+    const view = (top: AccessView["top"]): AccessView => ({
+      top,
+      levels: new Map(),
+      atLeast: { 1: "[]", 2: "[]", 3: "[]" },
+      unreadable: [],
+    });
+    const everything = view(3);
+    const nothing = view(0);
     for (const size of [1, 7, 64, 10_000]) {
       expect(await countFiles(repo, fid, size)).toBe(301);
       expect(await dirRels(repo, fid, size)).toEqual(all);
