@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { withoutMoves } from "../../db/change-watch.ts";
 import { WalCheckpointer } from "../../db/checkpointer.ts";
 import type { Db } from "../../db/client.ts";
