@@ -232,6 +232,27 @@ describe("watched folders", () => {
     );
   });
 
+  it("given its own grants while its first scan runs: every row scanned is governed by them", async () => {
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 40; d++) for (let i = 0; i < 600; i++) files[`d${d}/f${i}.txt`] = "x";
+    const root = tree(files);
+    const { body } = await f.create({ name: "Private drive", path: root });
+    while (!(await f.get(body.id)).last_scan_started_at) await new Promise((r) => setTimeout(r, 10));
+    const grants = await s.api("PUT", "/api/v1/grants", {
+      token,
+      body: { directory_id: body.directory_id, grants: [] },
+    });
+    expect(grants.status).toBe(200);
+    await f.settled(body.id);
+    const db = new Database(join(s.dataDir, "attic.db"), { readonly: true });
+    const acls = db
+      .prepare("SELECT acl_id AS acl, count(*) AS n FROM files WHERE watched_folder_id = ? GROUP BY acl_id")
+      .all(body.id);
+    db.close();
+    // The mount and every row below it: only the admins see them now (no row is left to the top's list).
+    expect(acls).toEqual([{ acl: body.directory_id, n: 1 + 40 * 601 }]);
+  });
+
   it("renames and deletes a watched folder without touching the host", async () => {
     const root = tree({ "a/b.txt": "b" });
     const { body } = await f.create({ name: "Before", path: root });

@@ -71,20 +71,28 @@ export type WriteOp =
  * together.
  */
 export function scanWrites(c: Database.Database) {
+  // A row's path and access root are its parent's as they are when it is written, not as the walk read
+  // them: a folder renamed, moved or given its own grants while a scan runs is walked a folder at a time
+  // (subtree-jobs.ts), and a row inserted below it after the walk passed its parent must follow the
+  // change (a drive given private grants mid-scan left every row scanned afterwards readable by all).
+  // A row without a parent (a mount at the top of the tree) takes the path and access root given.
   const insert = c.prepare(
     `insert into files (id, organization_id, owner_id, parent_id, name, path, type, size, mime_type, hash,
        watched_folder_id, host_rel_path, host_mtime_ms, is_offline, is_deleted, created_at, updated_at, accessed_at,
        acl_id)
-     values (@id, @organization_id, @owner_id, @parent_id, @name, @path, @type, @size, @mime_type, '',
-       @watched_folder_id, @host_rel_path, @host_mtime_ms, 0, 0, @now, @updated_at, @now, @acl_id)`,
+     values (@id, @organization_id, @owner_id, @parent_id, @name,
+       coalesce((select p.path || '/' || @name from files p where p.id = @parent_id), @path),
+       @type, @size, @mime_type, '', @watched_folder_id, @host_rel_path, @host_mtime_ms, 0, 0, @now, @updated_at, @now,
+       case when @parent_id is null then @acl_id else (select p.acl_id from files p where p.id = @parent_id) end)`,
   );
   const updateFacts = c.prepare(
     `update files set size = @size, host_mtime_ms = @host_mtime_ms, hash = '', is_offline = 0,
        updated_at = @updated_at where id = @id`,
   );
   const move = c.prepare(
-    `update files set parent_id = @parentId, name = @name, path = @path, host_rel_path = @rel, mime_type = @mime,
-       acl_id = @acl, is_offline = 0 where id = @id`,
+    `update files set parent_id = p.id, name = @name, path = p.path || '/' || @name, host_rel_path = @rel,
+       mime_type = @mime, acl_id = p.acl_id, is_offline = 0 from (select id, path, acl_id from files where id = @parentId) p
+     where files.id = @id`,
   );
   const setMtime = c.prepare("update files set host_mtime_ms = ? where id = ?");
   // Range on host_rel_path ("/" is 0x2F, "0" is 0x30) so the (watched_folder_id, host_rel_path) index serves it.
