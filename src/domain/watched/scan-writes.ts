@@ -75,15 +75,16 @@ export function scanWrites(c: Database.Database) {
   // them: a folder renamed, moved or given its own grants while a scan runs is walked a folder at a time
   // (subtree-jobs.ts), and a row inserted below it after the walk passed its parent must follow the
   // change (a drive given private grants mid-scan left every row scanned afterwards readable by all).
-  // A row without a parent (a mount at the top of the tree) takes the path and access root given.
+  // Parents are read once per transaction (`parentOf`): within one, no other connection writes.
   const insert = c.prepare(
     `insert into files (id, organization_id, owner_id, parent_id, name, path, type, size, mime_type, hash,
        watched_folder_id, host_rel_path, host_mtime_ms, is_offline, is_deleted, created_at, updated_at, accessed_at,
        acl_id)
-     values (@id, @organization_id, @owner_id, @parent_id, @name,
-       coalesce((select p.path || '/' || @name from files p where p.id = @parent_id), @path),
-       @type, @size, @mime_type, '', @watched_folder_id, @host_rel_path, @host_mtime_ms, 0, 0, @now, @updated_at, @now,
-       case when @parent_id is null then @acl_id else (select p.acl_id from files p where p.id = @parent_id) end)`,
+     values (@id, @organization_id, @owner_id, @parent_id, @name, @path, @type, @size, @mime_type, '',
+       @watched_folder_id, @host_rel_path, @host_mtime_ms, 0, 0, @now, @updated_at, @now, @acl_id)`,
+  );
+  const parentRow = c.prepare<[string], { path: string; acl: string | null }>(
+    "select path, acl_id as acl from files where id = ?",
   );
   const updateFacts = c.prepare(
     `update files set size = @size, host_mtime_ms = @host_mtime_ms, hash = '', is_offline = 0,
@@ -121,6 +122,14 @@ export function scanWrites(c: Database.Database) {
   );
   /** Rowids inserted in the running bulk transaction and not yet in the search index; undefined outside one. */
   let unindexed: number[] | undefined;
+  /** Directories' paths and access roots as read or written in the running bulk transaction. */
+  let parents: Map<string, { path: string; acl: string | null } | undefined> | undefined;
+  const parentOf = (id: string) => {
+    if (parents?.has(id)) return parents.get(id);
+    const found = parentRow.get(id);
+    parents?.set(id, found);
+    return found;
+  };
   /** Indexes the rows inserted so far; runs before any change that fires the index's delete or update trigger. */
   const indexInserted = () => {
     if (unindexed === undefined || unindexed.length === 0) return;
@@ -131,6 +140,7 @@ export function scanWrites(c: Database.Database) {
   const startBulk = () => {
     deferIndex.run();
     unindexed = [];
+    parents = new Map();
   };
   /** Indexes what is left and gives the trigger back, before commit. */
   const endBulk = () => {
@@ -139,9 +149,14 @@ export function scanWrites(c: Database.Database) {
   };
 
   const writes = {
-    insertEntry: (row: NewEntry) => {
+    insertEntry: (entry: NewEntry) => {
+      // A row without a parent (a mount at the top of the tree), or whose parent is gone (the insert
+      // then fails on its foreign key), keeps what it was given.
+      const parent = entry.parent_id === null ? undefined : parentOf(entry.parent_id);
+      const row = parent ? { ...entry, path: `${parent.path}/${entry.name}`, acl_id: parent.acl } : entry;
       const { lastInsertRowid } = insert.run(row);
       unindexed?.push(Number(lastInsertRowid));
+      if (row.type === "directory") parents?.set(row.id, { path: row.path, acl: row.acl_id });
     },
     updateFacts: (f: NewFacts) => updateFacts.run(f),
     moveEntry: (m: MovedEntry) => {
@@ -153,6 +168,7 @@ export function scanWrites(c: Database.Database) {
     deleteSubtree: (folderId: string, rel: string) => {
       indexInserted();
       delSubtree.run({ fid: folderId, rel });
+      parents?.clear();
     },
     /** Deletes up to `limit` rows of the folder, never its mount directory; answers how many went. */
     deleteSome: (folderId: string, limit: number) => {
@@ -182,9 +198,11 @@ export function scanWrites(c: Database.Database) {
       endBulk();
       commit.run();
       unindexed = undefined;
+      parents = undefined;
     },
     rollback(): void {
       unindexed = undefined;
+      parents = undefined;
       if (c.inTransaction) rollback.run();
     },
     /** Runs `fn` in one transaction whose inserted rows reach the search index in bulk. */
@@ -197,6 +215,7 @@ export function scanWrites(c: Database.Database) {
           return out;
         } finally {
           unindexed = undefined;
+          parents = undefined;
         }
       })(),
   };
