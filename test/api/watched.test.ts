@@ -209,23 +209,33 @@ describe("watched folders", () => {
     expect(await f.names(body.id)).toEqual(["/Drive/show/ep1.mkv", "/Drive/show/ep2.mkv"]);
   });
 
-  it("renamed while its first scan runs: every row scanned lands under the new name", async () => {
+  /** A new folder of 24,000 files whose first scan has read where it is mounted (its rows extend that). */
+  const scanning = async (name: string) => {
     const files: Record<string, string> = {};
     for (let d = 0; d < 40; d++) for (let i = 0; i < 600; i++) files[`d${d}/f${i}.txt`] = "x";
-    const root = tree(files);
-    const { body } = await f.create({ name: "Early", path: root });
-    // Once the scan has read where the folder is mounted (its rows' paths extend that one).
+    const { body } = await f.create({ name, path: tree(files) });
     while (!(await f.get(body.id)).last_scan_started_at) await new Promise((r) => setTimeout(r, 10));
-    const put = await s.api("PUT", `/api/v1/watched-folders/${body.id}`, { token, body: { name: "Late" } });
-    expect(put.status).toBe(200);
-    await f.settled(body.id, put.body.updated_at);
+    return body as { id: string; directory_id: string };
+  };
+  /** Rows of the server's database, read on a connection of the test's own. */
+  const query = <T>(sql: string, ...params: unknown[]): T[] => {
     const db = new Database(join(s.dataDir, "attic.db"), { readonly: true });
-    const rows = db
-      .prepare(
-        "SELECT f.path, f.name, p.path AS parent FROM files f JOIN files p ON p.id = f.parent_id WHERE f.watched_folder_id = ?",
-      )
-      .all(body.id) as { path: string; name: string; parent: string }[];
-    db.close();
+    try {
+      return db.prepare(sql).all(...params) as T[];
+    } finally {
+      db.close();
+    }
+  };
+
+  it("renamed while its first scan runs: every row scanned lands under the new name", async () => {
+    const folder = await scanning("Early");
+    const put = await s.api("PUT", `/api/v1/watched-folders/${folder.id}`, { token, body: { name: "Late" } });
+    expect(put.status).toBe(200);
+    await f.settled(folder.id);
+    const rows = query<{ path: string; name: string; parent: string }>(
+      "SELECT f.path, f.name, p.path AS parent FROM files f JOIN files p ON p.id = f.parent_id WHERE f.watched_folder_id = ?",
+      folder.id,
+    );
     expect(rows.length).toBe(40 * 601);
     expect(rows.filter((r) => r.path !== `${r.parent}/${r.name}` || !r.path.startsWith("/Late/"))).toEqual(
       [],
@@ -233,24 +243,19 @@ describe("watched folders", () => {
   });
 
   it("given its own grants while its first scan runs: every row scanned is governed by them", async () => {
-    const files: Record<string, string> = {};
-    for (let d = 0; d < 40; d++) for (let i = 0; i < 600; i++) files[`d${d}/f${i}.txt`] = "x";
-    const root = tree(files);
-    const { body } = await f.create({ name: "Private drive", path: root });
-    while (!(await f.get(body.id)).last_scan_started_at) await new Promise((r) => setTimeout(r, 10));
+    const folder = await scanning("Private drive");
     const grants = await s.api("PUT", "/api/v1/grants", {
       token,
-      body: { directory_id: body.directory_id, grants: [] },
+      body: { directory_id: folder.directory_id, grants: [] },
     });
     expect(grants.status).toBe(200);
-    await f.settled(body.id);
-    const db = new Database(join(s.dataDir, "attic.db"), { readonly: true });
-    const acls = db
-      .prepare("SELECT acl_id AS acl, count(*) AS n FROM files WHERE watched_folder_id = ? GROUP BY acl_id")
-      .all(body.id);
-    db.close();
+    await f.settled(folder.id);
+    const acls = query(
+      "SELECT acl_id AS acl, count(*) AS n FROM files WHERE watched_folder_id = ? GROUP BY acl_id",
+      folder.id,
+    );
     // The mount and every row below it: only the admins see them now (no row is left to the top's list).
-    expect(acls).toEqual([{ acl: body.directory_id, n: 1 + 40 * 601 }]);
+    expect(acls).toEqual([{ acl: folder.directory_id, n: 1 + 40 * 601 }]);
   });
 
   it("renames and deletes a watched folder without touching the host", async () => {

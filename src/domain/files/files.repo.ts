@@ -1,3 +1,4 @@
+import type { Statement } from "better-sqlite3";
 import { and, count, eq, getTableColumns, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { blobs, files } from "../../db/schema.ts";
@@ -61,6 +62,8 @@ const sameOrganization = (orgId: string) => sql`+${files.organization_id} = ${or
  */
 export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
   const sqlite = db.$client;
+  /** listingAfter's statements, by their text. */
+  const listingPages = new Map<string, Statement<unknown[], ListingRow & { _rowid: number }>>();
   const subtreeStmt = sqlite.prepare<[string, string], { id: string; depth: number }>(`
     WITH RECURSIVE sub(id, depth) AS (
       SELECT id, 0 FROM files WHERE id = ? AND organization_id = ?
@@ -176,13 +179,16 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
     ): { rows: ListingRow[]; last: number } {
       const acl = aclCondition(viewer, "acl_id");
       const where = parentId === null ? "parent_id IS NULL AND home_of IS NULL" : "parent_id = ?";
-      const rows = sqlite
-        .prepare<unknown[], ListingRow & { _rowid: number }>(
-          `SELECT rowid AS _rowid, ${LISTING_COLUMNS} FROM files INDEXED BY files_parent_idx
+      // Four shapes (top or not, the viewer reading the top's list or not), each prepared once.
+      const text = `SELECT rowid AS _rowid, ${LISTING_COLUMNS} FROM files INDEXED BY files_parent_idx
            WHERE ${where} AND rowid > ? AND organization_id = ? AND is_deleted = 0 AND ${acl.sql}
-           ORDER BY rowid LIMIT ?`,
-        )
-        .all(...(parentId === null ? [] : [parentId]), after, orgId, ...acl.params, limit);
+           ORDER BY rowid LIMIT ?`;
+      let stmt = listingPages.get(text);
+      if (!stmt) {
+        stmt = sqlite.prepare<unknown[], ListingRow & { _rowid: number }>(text);
+        listingPages.set(text, stmt);
+      }
+      const rows = stmt.all(...(parentId === null ? [] : [parentId]), after, orgId, ...acl.params, limit);
       return {
         rows: rows.map(({ _rowid, ...row }) => row),
         last: rows.at(-1)?._rowid ?? after,

@@ -71,7 +71,7 @@ export type WriteOp =
  * together.
  */
 export function scanWrites(c: Database.Database) {
-  // A row's path and access root are its parent's as they are when it is written, not as the walk read
+  // A row's path and access root are its parent's as they are when it is written (inserted or moved), not as the walk read
   // them: a folder renamed, moved or given its own grants while a scan runs is walked a folder at a time
   // (subtree-jobs.ts), and a row inserted below it after the walk passed its parent must follow the
   // change (a drive given private grants mid-scan left every row scanned afterwards readable by all).
@@ -91,9 +91,8 @@ export function scanWrites(c: Database.Database) {
        updated_at = @updated_at where id = @id`,
   );
   const move = c.prepare(
-    `update files set parent_id = p.id, name = @name, path = p.path || '/' || @name, host_rel_path = @rel,
-       mime_type = @mime, acl_id = p.acl_id, is_offline = 0 from (select id, path, acl_id from files where id = @parentId) p
-     where files.id = @id`,
+    `update files set parent_id = @parentId, name = @name, path = @path, host_rel_path = @rel, mime_type = @mime,
+       acl_id = @acl, is_offline = 0 where id = @id`,
   );
   const setMtime = c.prepare("update files set host_mtime_ms = ? where id = ?");
   // Range on host_rel_path ("/" is 0x2F, "0" is 0x30) so the (watched_folder_id, host_rel_path) index serves it.
@@ -161,7 +160,8 @@ export function scanWrites(c: Database.Database) {
     updateFacts: (f: NewFacts) => updateFacts.run(f),
     moveEntry: (m: MovedEntry) => {
       indexInserted();
-      move.run(m);
+      const parent = parentOf(m.parentId);
+      move.run(parent ? { ...m, path: `${parent.path}/${m.name}`, acl: parent.acl } : m);
     },
     setDirMtime: (id: string, mtimeMs: number | null) => setMtime.run(mtimeMs, id),
     /** Deletes the row at `rel` and everything below it (cascades to playback positions and tags). */

@@ -193,27 +193,21 @@ export function createWatchedService(deps: WatchedDeps) {
       const root = q.path === undefined ? undefined : await checkedRoot(actor.organizationId, q.path, row.id);
       const mount = repo.mountRow(row.id);
       const name = q.name === undefined ? undefined : normalizeName(q.name);
-      const renaming = mount && name !== undefined && name !== row.name;
-      const repointing = mount && root !== undefined && root !== row.path;
-      if (!renaming && !repointing) return toDto(row);
-      // The scanner and the live watcher extend the paths they read from the mount's row: they stop
-      // while the folder changes, and a scan starts after (a quick one, after a rename alone).
-      await runtime.stop(row.id);
-      try {
-        if (renaming) await rename(actor.organizationId, row.id, name);
-        if (repointing) {
-          await dropRows(row.id);
-          repo.transaction(() => {
-            repo.setDirMtime(mount.id, null);
-            repo.updateFolder(row.id, {
-              path: root,
-              status: "scanning",
-              files_indexed: 0,
-              updated_at: nowIso(),
-            });
+      // A scan or live change running meanwhile needs no stop: the rows it writes take their parent's
+      // path as it is then (scan-writes.ts).
+      if (mount && name !== undefined && name !== row.name) await rename(actor.organizationId, row.id, name);
+      if (mount && root !== undefined && root !== row.path) {
+        await runtime.stop(row.id);
+        await dropRows(row.id);
+        repo.transaction(() => {
+          repo.setDirMtime(mount.id, null);
+          repo.updateFolder(row.id, {
+            path: root,
+            status: "scanning",
+            files_indexed: 0,
+            updated_at: nowIso(),
           });
-        }
-      } finally {
+        });
         void runtime.scan(row.id, false);
       }
       return toDto(folderOf(actor, id));
