@@ -11,6 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { movesWatch, withoutMoves } from "../../src/db/change-watch.ts";
 import { type Db, openDb, writeTransaction } from "../../src/db/client.ts";
 import type { AccessView } from "../../src/domain/access/access.ts";
 import { excluder } from "../../src/domain/watched/exclude.ts";
@@ -18,7 +19,7 @@ import { hashPending } from "../../src/domain/watched/hasher.ts";
 import { newMovePool } from "../../src/domain/watched/moves.ts";
 import { type DirTask, newStats, type ScanOptions } from "../../src/domain/watched/scan-types.ts";
 import { syncTree } from "../../src/domain/watched/scanner.ts";
-import { countFiles, dirRels, readableFilesPage } from "../../src/domain/watched/slices.ts";
+import { countFiles, createFilesPager, dirRels } from "../../src/domain/watched/slices.ts";
 import { createWatchedRepo, type WatchedRepo } from "../../src/domain/watched/watched.repo.ts";
 import { createLogger } from "../../src/log.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
@@ -113,6 +114,14 @@ describe("bulk search indexing of watched scans", () => {
   /** The `n` of a one-row count statement. */
   const countOf = (sql: string, ...params: unknown[]) =>
     (db.$client.prepare(sql).get(...params) as { n: number }).n;
+  const view = (top: AccessView["top"]): AccessView => ({
+    top,
+    levels: new Map(),
+    atLeast: { 1: "[]", 2: "[]", 3: "[]" },
+    unreadable: [],
+  });
+  const everything = view(3);
+  const nothing = view(0);
   /** Live file rows of the folder, in one statement (slices.ts counts the same in slices). */
   const fileRows = () =>
     countOf(
@@ -185,17 +194,10 @@ describe("bulk search indexing of watched scans", () => {
       )
       .all(fid)
       .map((r) => (r as { id: string }).id);
-    const view = (top: AccessView["top"]): AccessView => ({
-      top,
-      levels: new Map(),
-      atLeast: { 1: "[]", 2: "[]", 3: "[]" },
-      unreadable: [],
-    });
-    const everything = view(3);
-    const nothing = view(0);
     for (const size of [1, 7, 64, 10_000]) {
       expect(await countFiles(repo, fid, size)).toBe(301);
       expect(await dirRels(repo, fid, size)).toEqual(all);
+      const readableFilesPage = createFilesPager(repo, movesWatch(db.$client), size);
       // A page of the readable files: the same as one ordered statement, whatever the slice size.
       for (const [offset, limit] of [
         [0, 50],
@@ -203,17 +205,42 @@ describe("bulk search indexing of watched scans", () => {
         [290, 50],
         [301, 5],
       ] as const) {
-        const page = await readableFilesPage(repo, fid, everything, { limit, offset }, size);
+        const page = await readableFilesPage(fid, everything, { limit, offset });
         expect(page.total).toBe(301);
         expect(page.rows.map((r) => r.id)).toEqual(files.slice(offset, offset + limit));
       }
-      expect(await readableFilesPage(repo, fid, nothing, { limit: 5, offset: 0 }, size)).toEqual({
+      expect(await readableFilesPage(fid, nothing, { limit: 5, offset: 0 })).toEqual({
         rows: [],
         total: 0,
       });
     }
     expect(fileRows()).toBe(301);
     expect(repo.hasFiles(fid)).toBe(true);
+  });
+
+  it("keeps a folder's file count for each set of grants until a row moves, then counts again", async () => {
+    for (let i = 0; i < 40; i++) write(`Docs/${i}.txt`, "");
+    await scan();
+    const page = createFilesPager(repo, movesWatch(db.$client), 7);
+    const first = { limit: 5, offset: 0 };
+    expect((await page(fid, everything, first)).total).toBe(40);
+    expect((await page(fid, nothing, first)).total).toBe(0);
+    const doc = (n: number) =>
+      (
+        db.$client
+          .prepare("SELECT id FROM files WHERE watched_folder_id = ? AND host_rel_path = ?")
+          .get(fid, `Docs/${n}.txt`) as { id: string }
+      ).id;
+    // A write the watch is told moved nothing (as the hasher's are): the kept count stands.
+    withoutMoves(db.$client, () =>
+      db.$client.prepare("UPDATE files SET is_deleted = 1 WHERE id = ?").run(doc(0)),
+    );
+    expect((await page(fid, everything, first)).total).toBe(40);
+    // Any other write: counted again, and the page read after it.
+    db.$client.prepare("UPDATE files SET is_deleted = 1 WHERE id = ?").run(doc(1));
+    const after = await page(fid, everything, { limit: 50, offset: 30 });
+    expect(after.total).toBe(38);
+    expect(after.rows).toHaveLength(8);
   });
 
   it("writes on the server's connection when the scan writer's thread is gone, with the same rows", async () => {

@@ -44,32 +44,77 @@ export async function dirRels(repo: WatchedRepo, folderId: string, size = SLICE_
   return out;
 }
 
-/**
- * One page of the folder's files the viewer may read, by host path, with
- * how many there are: counted a slice at a time between other requests (one
- * count of a 1M-file folder held the event loop for a second, on every
- * page), and read from the slice holding `offset` (a deep page skips at most
- * one slice's rows, never the million before it).
- */
-export async function readableFilesPage(
+/** A folder's readable files counted slice by slice: where each slice starts, how many it holds. */
+interface Counted {
+  slices: { after: string; n: number }[];
+  total: number;
+}
+
+/** Folders and viewers whose counts are kept at once; past it all are dropped. */
+const MAX_KEPT = 256;
+
+/** Counts the folder's files `viewer` may read, SLICE_ROWS at a time, yielding between slices. */
+async function countReadable(
   repo: WatchedRepo,
   folderId: string,
   viewer: AccessView,
-  page: { limit: number; offset: number },
-  size = SLICE_ROWS,
-): Promise<{ rows: FileRow[]; total: number }> {
-  let total = 0;
-  let from: { after: string; skip: number } | undefined;
+  size: number,
+): Promise<Counted> {
+  const counted: Counted = { slices: [], total: 0 };
   await eachSlice(
     repo,
     folderId,
     (after, upTo) => {
       const n = repo.countReadableIn(folderId, viewer, after, upTo);
-      if (!from && total + n > page.offset) from = { after, skip: page.offset - total };
-      total += n;
+      counted.slices.push({ after, n });
+      counted.total += n;
     },
     size,
   );
-  const rows = from ? repo.readableFilesAfter(folderId, viewer, from.after, page.limit, from.skip) : [];
-  return { rows, total };
+  return counted;
+}
+
+/**
+ * Pages of a folder's files the viewer may read, by host path, with how
+ * many there are (GET /watched-folders/:id/files). The count runs a slice at
+ * a time between other requests (one count of a 1M-file folder held the
+ * event loop for a second), and a page is read from the slice holding its
+ * offset (a deep page skips at most one slice's rows, never the million
+ * before it). The slices' counts are kept, per folder and per set of
+ * grants, until a row is added, removed, moved or re-granted (`watch`: a
+ * movesWatch), so that paging through a big folder counts it once, not on
+ * every page. A count taken while rows were written may hold some of them:
+ * the next page, seeing the writes, counts again.
+ */
+export function createFilesPager(repo: WatchedRepo, watch: { changed(): boolean }, size = SLICE_ROWS) {
+  const kept = new Map<string, Promise<Counted>>();
+  const countedFor = (folderId: string, viewer: AccessView): Promise<Counted> => {
+    if (watch.changed() || kept.size >= MAX_KEPT) kept.clear();
+    // What the viewer may read is decided by these two (files.repo.ts readableBy).
+    const key = `${folderId} ${viewer.top >= 1} ${viewer.atLeast[1]}`;
+    let counted = kept.get(key);
+    if (!counted) {
+      const fresh = countReadable(repo, folderId, viewer, size);
+      kept.set(key, fresh);
+      fresh.catch(() => kept.get(key) === fresh && kept.delete(key));
+      counted = fresh;
+    }
+    return counted;
+  };
+  return async (
+    folderId: string,
+    viewer: AccessView,
+    page: { limit: number; offset: number },
+  ): Promise<{ rows: FileRow[]; total: number }> => {
+    const { slices, total } = await countedFor(folderId, viewer);
+    let before = 0;
+    for (const { after, n } of slices) {
+      if (before + n > page.offset) {
+        const rows = repo.readableFilesAfter(folderId, viewer, after, page.limit, page.offset - before);
+        return { rows, total };
+      }
+      before += n;
+    }
+    return { rows: [], total };
+  };
 }

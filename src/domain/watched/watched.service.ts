@@ -1,5 +1,6 @@
 import { basename, join } from "node:path";
 import type { Config } from "../../config/schema.ts";
+import { movesWatch } from "../../db/change-watch.ts";
 import type { Db } from "../../db/client.ts";
 import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, invalid, notFound } from "../../errors.ts";
@@ -18,7 +19,7 @@ import { normalizeName } from "../files/names.ts";
 import type { Tree } from "../files/tree.ts";
 import { parseInput } from "../parse-input.ts";
 import { createWatchRuntime } from "./runtime.ts";
-import { readableFilesPage } from "./slices.ts";
+import { createFilesPager } from "./slices.ts";
 import { createWatchedRepo, type FileRow, type WatchedFolderRow } from "./watched.repo.ts";
 import {
   CreateWatchedFolderInput,
@@ -61,6 +62,7 @@ const DROP_BATCH = 500;
 export function createWatchedService(deps: WatchedDeps) {
   const { db } = deps;
   const repo = createWatchedRepo(db);
+  const filesPage = createFilesPager(repo, movesWatch(db.$client));
   const runtime = createWatchRuntime({
     repo,
     cfg: deps.cfg,
@@ -239,7 +241,7 @@ export function createWatchedService(deps: WatchedDeps) {
       requirePermission(actor, "file:read");
       const q = parseInput(ListFilesInput, input ?? {});
       const row = folderOf(actor, id);
-      const { rows, total } = await readableFilesPage(repo, row.id, deps.access.view(actor), q);
+      const { rows, total } = await filesPage(row.id, deps.access.view(actor), q);
       return { files: toFileDtos(db, rows), total };
     },
 
