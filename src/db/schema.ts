@@ -21,6 +21,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
+import { sizeBucket } from "./size-bucket.ts";
 
 const timestamps = {
   created_at: text("created_at").notNull(),
@@ -270,6 +271,10 @@ export const files = sqliteTable(
     index("files_live_size_idx")
       .on(t.organization_id, t.size)
       .where(sql`${t.is_deleted} = 0 AND ${t.size} >= 104857600`),
+    // Every live row by a bucket of its size (migration 0021, search.query.ts SIZE_BUCKET).
+    index("files_live_size_bucket_idx")
+      .on(t.organization_id, sql.raw(sizeBucket("size")))
+      .where(sql`${t.is_deleted} = 0`),
     index("files_live_updated_idx").on(t.organization_id, t.updated_at).where(sql`${t.is_deleted} = 0`),
     index("files_live_created_idx").on(t.organization_id, t.created_at).where(sql`${t.is_deleted} = 0`),
     index("files_live_length_idx")

@@ -1,4 +1,7 @@
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../src/db/migrations/index.ts";
+import { sizeBucket } from "../../src/db/size-bucket.ts";
 import { foldedGlob, foldText, likeContains } from "../../src/domain/search/fold.ts";
 import {
   countQuery,
@@ -6,8 +9,10 @@ import {
   MAX_TERMS,
   pageQuery,
   phraseTrigrams,
+  SIZE_BUCKET,
   searchOrder,
   shortTermCondition,
+  sizeBucketOf,
   splitTerms,
 } from "../../src/domain/search/search.query.ts";
 import { parseIsoDate, type SearchSpec } from "../../src/domain/search/search.schemas.ts";
@@ -239,5 +244,56 @@ describe("parseIsoDate", () => {
     for (const bad of ["2023-02-29", "2024-13-01", "2024-01-01T24:00", "01/02/2024", "now", ""]) {
       expect(parseIsoDate(bad), bad).toBeUndefined();
     }
+  });
+});
+
+describe("size buckets (files_live_size_bucket_idx)", () => {
+  it("computes in JavaScript the bucket SQLite's index holds, in the order of sizes, as migration 0021 wrote it", () => {
+    const db = new Database(":memory:");
+    try {
+      db.exec("CREATE TABLE t (size INTEGER NOT NULL)");
+      const put = db.prepare<[number]>("INSERT INTO t (size) VALUES (?)");
+      const bucket = {
+        get: (size: number) => {
+          db.exec("DELETE FROM t");
+          put.run(size);
+          return db.prepare(`SELECT ${sizeBucket("size")} AS k FROM t`).get() as { k: number };
+        },
+      };
+      const sizes = [
+        0,
+        1,
+        9,
+        10,
+        42,
+        99,
+        100,
+        101,
+        199,
+        512,
+        999,
+        1000,
+        1056,
+        123_456,
+        4_999_999,
+        2 ** 40,
+        2 ** 53 - 1,
+      ];
+      let previous = -1;
+      for (const size of sizes) {
+        const k = bucket.get(size).k;
+        expect(k, String(size)).toBe(sizeBucketOf(size));
+        expect(k, String(size)).toBeGreaterThanOrEqual(previous);
+        previous = k;
+      }
+      // Below 100 bytes a size is a bucket of its own; above, the first two digits decide.
+      expect(sizeBucketOf(42)).not.toBe(sizeBucketOf(43));
+      expect(sizeBucketOf(12_345)).toBe(sizeBucketOf(12_999));
+      expect(sizeBucketOf(12_999)).toBeLessThan(sizeBucketOf(13_000));
+    } finally {
+      db.close();
+    }
+    expect(MIGRATIONS.find((m) => m.id === 21)?.sql).toContain(sizeBucket("size"));
+    expect(SIZE_BUCKET).toBe(`(${sizeBucket("f.size")})`);
   });
 });

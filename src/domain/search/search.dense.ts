@@ -2,11 +2,15 @@ import type { Statement } from "better-sqlite3";
 import { maxRowidQuery } from "./search.broad.ts";
 import { rowMatcher } from "./search.match.ts";
 import {
+  EXACT_BUCKETS_BELOW,
   ftsExpression,
   LARGE_FILE_BYTES,
   MAX_TERMS,
   rowFilters,
+  SIZE_BUCKET,
   type Sql,
+  searchOrder,
+  sizeBucketOf,
   termsOf,
   textTerms,
   walkOrder,
@@ -30,7 +34,11 @@ import type { SearchSpec } from "./search.schemas.ts";
  *   walkOrder: names, dates, or files_live_size_idx for large files:
  *   LARGE_FILE_BYTES), filters and grants in SQL, and test each row's
  *   path against the terms in JavaScript, stopping once the page is full.
- *   Reaching the end of the walk makes the total exact. By relevance, rows
+ *   Reaching the end of the walk makes the total exact. By size (below a
+ *   large minimum), the walk reads files_live_size_bucket_idx a bucket of
+ *   sizes at a time and sorts each bucket's matches, and a bucket of one
+ *   size holding many rows is walked by name instead (its rows' order).
+ *   By relevance, rows
  *   whose name holds every term come first (search.query.ts relevanceOrder),
  *   shortest names first: a page within them is read from the FTS index's
  *   name matches alone, or, for terms too short for the index, from the
@@ -45,16 +53,13 @@ export const SAMPLE_WINDOWS = 512;
 /** Rows in each run: a few siblings share their folder's pages. */
 export const WINDOW_ROWS = 4;
 
-/**
- * True when the dense plan can answer `spec`: text to match, no tags, sorted
- * by name, date, relevance, or size (largest first, or from a large minimum).
- */
+/** True when the dense plan can answer `spec`: text to match, no tags. */
 export function denseEligible(spec: SearchSpec): boolean {
-  if (spec.text === "" || spec.tagIds.length > 0) return false;
-  if (spec.sortBy === "relevance") return true;
-  if (spec.sortBy === "size") return spec.sortOrder === "desc" || (spec.minSize ?? 0) >= LARGE_FILE_BYTES;
-  return spec.sortBy === "name" || spec.sortBy === "updated_at" || spec.sortBy === "created_at";
+  return spec.text !== "" && spec.tagIds.length === 0;
 }
+
+/** By size from a minimum this large, files_live_size_idx holds every candidate in the sort's order. */
+const fromLargeMinimum = (spec: SearchSpec) => (spec.minSize ?? 0) >= LARGE_FILE_BYTES;
 
 /** The first rowid of each window of the sample over rowids 1..maxRowid. */
 export function sampleStarts(maxRowid: number): number[] {
@@ -97,9 +102,9 @@ function walkedRange(spec: SearchSpec): Sql {
 
 const LIVE = "f.organization_id = ? AND f.is_deleted = 0";
 
-/** Columns of a Candidate: id, path, name, dir, whether the row passes `ok`, and whether a walk reads it. */
+/** Columns of a Candidate: id, path, name, dir, whether the row passes `ok`, whether a walk reads it, size. */
 const columns = (ok: Sql, walked: Sql) =>
-  `f.id AS id, f.path AS path, f.name AS name, f.type = 'directory' AS dir, (${ok.sql}) AS ok, (${walked.sql}) AS w`;
+  `f.id AS id, f.path AS path, f.name AS name, f.type = 'directory' AS dir, (${ok.sql}) AS ok, (${walked.sql}) AS w, f.size AS size`;
 
 /**
  * The sample's candidate rows, windows starting at `starts`: every live row
@@ -175,13 +180,41 @@ export function lengthWalkQuery(organizationId: string, spec: SearchSpec, acl?: 
   };
 }
 
-/** One page of the rows `rowids` (every row of the shortest names holding the terms) in relevance order. */
-export function shortestPageQuery(rowids: readonly number[], limit: number, offset: number): Sql {
+/**
+ * Candidate rows by bucket of size (files_live_size_bucket_idx), in the
+ * search's direction, each with its size and bucket; within a bucket in no
+ * useful order (the caller sorts each bucket's matches).
+ */
+export function bucketWalkQuery(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
+  const ok = allConditions(spec, acl);
+  const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
+  // The buckets that can hold sizes within the search's bounds (the rows' own filter is exact).
+  const lowest = sizeBucketOf(spec.minSize ?? 0);
+  const highest = spec.maxSize === undefined ? Number.MAX_SAFE_INTEGER : sizeBucketOf(spec.maxSize);
   return {
     sql:
-      "SELECT f.id AS id FROM json_each(?) j JOIN files f ON f.rowid = j.value " +
-      "ORDER BY length(f.name), f.name COLLATE NOCASE, f.id LIMIT ? OFFSET ?",
-    params: [JSON.stringify(rowids), limit, offset],
+      `SELECT f.rowid AS r, f.path AS path, f.name AS name, f.type = 'directory' AS dir, (${ok.sql}) AS ok, ` +
+      `f.size AS size, ${SIZE_BUCKET} AS k FROM files f INDEXED BY files_live_size_bucket_idx ` +
+      `WHERE ${LIVE} AND ${SIZE_BUCKET} BETWEEN ? AND ? ORDER BY ${SIZE_BUCKET} ${dir}`,
+    params: [...ok.params, organizationId, lowest, highest],
+  };
+}
+
+/**
+ * Relevance among rows whose names all hold every term (search.query.ts
+ * relevanceOrder without its first key, the same for all of them).
+ */
+const SHORTEST_FIRST: Sql = { sql: "length(f.name), f.name COLLATE NOCASE, f.id", params: [] };
+
+/**
+ * One page of the rows `rowids` in `order` (by relevance every row of the
+ * shortest names holding the terms, SHORTEST_FIRST; by size every match of
+ * the buckets a bucket walk read, the search's order).
+ */
+export function rowidsPageQuery(order: Sql, rowids: readonly number[], limit: number, offset: number): Sql {
+  return {
+    sql: `SELECT f.id AS id FROM json_each(?) j JOIN files f ON f.rowid = j.value ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+    params: [JSON.stringify(rowids), ...order.params, limit, offset],
   };
 }
 
@@ -198,8 +231,55 @@ export interface DenseAnswer {
   estimated: boolean;
 }
 
-type Candidate = [id: string, path: string, name: string, dir: number, ok: number, w: number];
+type Candidate = [id: string, path: string, name: string, dir: number, ok: number, w: number, size: number];
 type ByLength = [rowid: number, path: string, name: string, dir: number, ok: number, len: number];
+type BySize = [
+  rowid: number,
+  path: string,
+  name: string,
+  dir: number,
+  ok: number,
+  size: number,
+  bucket: number,
+];
+
+/** A bucket's rows read before one of a single size is walked by name instead (bySize). */
+const BUCKET_BEFORE_NAME_WALK = 2048;
+
+/** What the sample saw of the sizes below EXACT_BUCKETS_BELOW: rows of each, and matches among them. */
+type SmallSizes = Map<number, { rows: number; hits: number }>;
+/** A sampled row's size bucket and size, and whether it matched. */
+type Sized = [bucket: number, size: number, hit: boolean];
+
+/**
+ * How many rows bySize is expected to read for a page ending at match
+ * `need`, from the sample's rows (standing for `rows` live ones) in bucket
+ * order: up to the bucket in which the sample's matches reach the page's
+ * share of them, or to a big bucket of one size holding matches (walked by
+ * name from there).
+ */
+export function expectedBucketRows(
+  sized: readonly Sized[],
+  descending: boolean,
+  need: number,
+  rows: number,
+): number {
+  const scale = rows / Math.max(1, sized.length);
+  const order = [...sized].sort((a, b) => (descending ? b[0] - a[0] : a[0] - b[0]));
+  let hits = 0;
+  for (let i = 0; i < order.length; ) {
+    const bucket = order[i]![0];
+    let j = i;
+    let bucketHits = 0;
+    while (j < order.length && order[j]![0] === bucket) if (order[j++]![2]) bucketHits++;
+    if (order[i]![1] < EXACT_BUCKETS_BELOW && bucketHits > 0 && (j - i) * scale > BUCKET_BEFORE_NAME_WALK)
+      return i * scale + BUCKET_BEFORE_NAME_WALK;
+    hits += bucketHits;
+    if (hits * scale >= need) return j * scale;
+    i = j;
+  }
+  return rows;
+}
 
 /**
  * The dense plan over prepared statements: a function answering one page,
@@ -218,13 +298,27 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     // exact plans (sparse words then skip three quarters of the sample).
     const first = starts.filter((_, i) => i % 4 === 0);
     const rest = starts.filter((_, i) => i % 4 !== 0);
-    const count = { hits: 0, walked: 0, walkedHits: 0 };
+    const count = {
+      hits: 0,
+      walked: 0,
+      walkedHits: 0,
+      rows: 0,
+      small: new Map() as SmallSizes,
+      sized: [] as Sized[],
+    };
     const read = (windows: number[]) => {
       const q = sampleQuery(org, spec, windows, acl);
       // all(), not iterate(): a row handed over at once costs a third of one stepped to.
       for (const c of rows(q).all(...q.params) as Candidate[]) {
         const hit = test(c);
+        count.rows++;
         if (hit) count.hits++;
+        if (spec.sortBy === "size") count.sized.push([sizeBucketOf(c[6]), c[6], hit]);
+        if (c[6] < EXACT_BUCKETS_BELOW) {
+          const at = count.small.get(c[6]) ?? count.small.set(c[6], { rows: 0, hits: 0 }).get(c[6])!;
+          at.rows++;
+          if (hit) at.hits++;
+        }
         if (c[5] !== 1) continue;
         count.walked++;
         if (hit) count.walkedHits++;
@@ -291,8 +385,86 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       if (test(c)) found.push(c[0]);
     }
     if (complete && found.length < offset + limit) return undefined;
-    const page = shortestPageQuery(found, limit, offset);
-    return (prepared(page).all(...page.params) as { id: string }[]).map((r) => r.id);
+    return pageOf(SHORTEST_FIRST, found, limit, offset);
+  };
+
+  /** The page `offset`, `limit` of the rows `rowids`, in `order`. */
+  const pageOf = (order: Sql, rowids: readonly number[], limit: number, offset: number): string[] => {
+    if (rowids.length === 0 || limit === 0) return [];
+    const q = rowidsPageQuery(order, rowids, limit, offset);
+    return (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);
+  };
+
+  /**
+   * By size: reads files_live_size_bucket_idx a bucket at a time in the
+   * sort's direction, keeping each bucket's matches, until the buckets read
+   * hold the page; the page is then sorted from them. A bucket of a single
+   * size (below EXACT_BUCKETS_BELOW) with more than BUCKET_BEFORE_NAME_WALK
+   * rows (the empty files of a library of mostly empty ones: every ordering
+   * tie) is walked by name instead, when the sample saw matches of that
+   * size: its rows' order is their names'. Undefined past `budget` rows read,
+   * or when that name walk gives up.
+   */
+  const bySize = (
+    org: string,
+    spec: SearchSpec,
+    limit: number,
+    offset: number,
+    budget: number,
+    test: (c: BySize) => boolean,
+    sample: { rows: number; small: SmallSizes },
+    acl?: Sql,
+  ): { ids: string[]; matched: number; complete: boolean } | undefined => {
+    const need = offset + limit;
+    const order = searchOrder(spec);
+    const q = bucketWalkQuery(org, spec, acl);
+    const done: number[] = [];
+    let bucket: number[] = [];
+    let at: number | undefined;
+    let inBucket = 0;
+    let readOn = false;
+    let walked = 0;
+    for (const c of rows(q).iterate(...q.params) as IterableIterator<BySize>) {
+      if (c[6] !== at) {
+        done.push(...bucket);
+        bucket = [];
+        if (done.length >= need)
+          return { ids: pageOf(order, done, limit, offset), matched: done.length, complete: false };
+        at = c[6];
+        inBucket = 0;
+        readOn = false;
+      }
+      if (++walked > budget) return undefined;
+      const size = c[5];
+      if (++inBucket > BUCKET_BEFORE_NAME_WALK && size < EXACT_BUCKETS_BELOW && !readOn) {
+        const seen = sample.small.get(size);
+        if (seen && seen.hits > 0) {
+          // Every row of this size ties on size: the rest of the page is its first matches by name.
+          const want = need - done.length;
+          const expected = (want * sample.rows) / seen.hits;
+          const named = walk(
+            org,
+            { ...spec, sortBy: "name", minSize: size, maxSize: size },
+            want,
+            0,
+            Math.min(2 * options.denseMaxWalk, Math.max(4 * expected, 1000)),
+            (x) => x[4] === 1 && test([0, x[1], x[2], x[3], 1, size, c[6]]),
+            acl,
+          );
+          if (named && named.ids.length === want) {
+            const head = pageOf(order, done, Math.min(limit, Math.max(0, done.length - offset)), offset);
+            const tail = named.ids.slice(Math.max(0, offset - done.length));
+            return { ids: [...head, ...tail].slice(0, limit), matched: need, complete: false };
+          }
+        }
+        // No name walk for this bucket (none of its size matched in the sample, or the walk gave up):
+        // its rows are read on, as any bucket's.
+        readOn = true;
+      }
+      if (test(c)) bucket.push(c[0]);
+    }
+    done.push(...bucket);
+    return { ids: pageOf(order, done, limit, offset), matched: done.length, complete: true };
   };
 
   return (
@@ -323,6 +495,19 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const q = nameMatchesQuery(org, spec, limit, offset, acl);
       const ids = (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);
       return ids.length === limit ? { ids, total, estimated: true } : undefined;
+    }
+    if (spec.sortBy === "size" && !fromLargeMinimum(spec)) {
+      // The exact plans read every match (a row each, then a sort): a walk the sample expects to
+      // read more rows than half as many is left to them, and one that reads that many gives up.
+      const most = Math.max(est.total / 2, 2 * options.denseMaxWalk);
+      if (expectedBucketRows(est.sized, spec.sortOrder === "desc", offset + limit, maxRowid()) > most)
+        return undefined;
+      const sizeTest = (c: BySize) => c[4] === 1 && matches(c[1], c[2], c[3] === 1);
+      const page = bySize(org, spec, limit, offset, most, sizeTest, est, acl);
+      if (!page) return undefined;
+      return page.complete
+        ? { ids: page.ids, total: page.matched, estimated: false }
+        : { ids: page.ids, total, estimated: true };
     }
     if (est.walkedHits === 0) return undefined;
     const expectedWalk = ((offset + limit) * est.walked) / est.walkedHits;

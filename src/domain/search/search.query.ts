@@ -1,3 +1,4 @@
+import { sizeBucket } from "../../db/size-bucket.ts";
 import { foldedGlob, foldText, likeContains } from "./fold.ts";
 import type { SearchSpec, Terms } from "./search.schemas.ts";
 
@@ -328,6 +329,21 @@ function sortTerms(spec: SearchSpec, mark: "+" | ""): string {
  * a library's rows.
  */
 export const LARGE_FILE_BYTES = 104_857_600;
+
+/**
+ * A row's size bucket as files_live_size_bucket_idx holds it (migration
+ * 0021): its number of digits, then its first two digits. Buckets follow
+ * sizes in order, and a size below EXACT_BUCKETS_BELOW is a bucket of its
+ * own (every row in it the same size).
+ */
+export const SIZE_BUCKET = `(${sizeBucket("f.size")})`;
+export const EXACT_BUCKETS_BELOW = 100;
+
+/** SIZE_BUCKET of a size in bytes, as SQLite computes it from the integer's decimal text. */
+export function sizeBucketOf(bytes: number): number {
+  const text = String(Math.max(0, Math.floor(bytes)));
+  return text.length * 100 + Number(text.slice(0, 2));
+}
 
 /** An index of live rows in a sort's order, and that order as a walk of it reads rows. */
 export interface WalkOrder {
