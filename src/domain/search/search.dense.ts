@@ -497,6 +497,16 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       return ids.length === limit ? { ids, total, estimated: true } : undefined;
     }
     if (spec.sortBy === "size" && !fromLargeMinimum(spec)) {
+      // Largest first, the large files' index in exact order fills a page at once when they hold it
+      // (a library of videos); a bucket walk reads and sorts whole buckets.
+      if (spec.sortOrder === "desc" && est.walkedHits > 0) {
+        const expectedWalk = ((offset + limit) * est.walked) / est.walkedHits;
+        if (expectedWalk <= options.denseMaxWalk) {
+          const budget = Math.min(2 * options.denseMaxWalk, Math.max(4 * expectedWalk, 1000));
+          const large = walk(org, spec, limit, offset, budget, test, acl);
+          if (large && !large.complete) return { ids: large.ids, total, estimated: true };
+        }
+      }
       // The exact plans read every match (a row each, then a sort): a walk the sample expects to
       // read more rows than half as many is left to them, and one that reads that many gives up.
       const most = Math.max(est.total / 2, 2 * options.denseMaxWalk);
