@@ -162,7 +162,12 @@ describe.skipIf(missing("media info", "ffmpeg", "ffprobe"))("media info", () => 
     const f = folders(s, token);
     const created = await f.create({ name: "Media", path: root });
     await f.settled(created.body.id);
-    const list = await s.api("GET", `/api/v1/watched-folders/${created.body.id}/files`, { token });
+    // Hashed too: a watched file's ETag changes from its size and mtime to its hash once the
+    // background hasher reaches it, and the thumbnail's ETag with it.
+    const list = await waitFor(
+      () => s.api("GET", `/api/v1/watched-folders/${created.body.id}/files`, { token }),
+      (r) => r.body.files.length > 0 && r.body.files.every((file: { hash: string | null }) => file.hash),
+    );
     for (const file of list.body.files) ids[file.name] = file.id;
   });
   afterAll(async () => {
