@@ -3,8 +3,8 @@
  * reference in the same run on the same data, prints both with their ratio and
  * Attic's peak RSS, and writes JSON (and a Markdown table) under bench-results/.
  *
- * Names: download, upload, paths (small files, ranges, listing, metadata), api, startup, webdav, zip, playback, and search / index when
- * scripts/bench/search.ts / index.ts exist. Those two run as child processes
+ * Names: download, upload, paths (small files, ranges, listing, metadata), api, startup, webdav, zip, playback, and search /
+ * search-rest / index when scripts/bench/<name>.ts exist. These run as child processes
  * (`node scripts/bench/<name>.ts`) with BENCH_RESULTS_FILE set: a JSON array of
  * Figure objects (see lib/report.ts) written there is merged into the report.
  *
@@ -61,7 +61,9 @@ async function external(name: string): Promise<Figure[]> {
 }
 
 function available(): string[] {
-  const ext = ["search", "index"].filter((n) => existsSync(join(import.meta.dirname, `${n}.ts`)));
+  const ext = ["search", "search-rest", "index"].filter((n) =>
+    existsSync(join(import.meta.dirname, `${n}.ts`)),
+  );
   return [...Object.keys(BUILTIN), ...ext];
 }
 

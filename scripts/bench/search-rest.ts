@@ -1,0 +1,234 @@
+/**
+ * Search on a library Attic scanned itself, through REST on `build/attic`:
+ * `node scripts/bench/search-rest.ts [--tree DIR] [--data DIR] [--runs 3] [--top 15]`
+ * (or `npm run bench -- search-rest`).
+ *
+ * The search bench (search.ts) asks the search service in process over rows
+ * it inserted itself; this one asks what a household's browser asks, over
+ * HTTP, of rows a first scan wrote (host paths, the scan's index segments,
+ * the shared generator's names: `../shared/bench/mktree.py`, ~90 % of its
+ * files empty). `--tree` (default BENCH_WORK/tree, the 200k-file tree the
+ * index bench builds; `mktree.py DIR 1000000 49000` for 1M) is mounted as a
+ * watched folder named "Tree" in a data directory kept under BENCH_WORK for
+ * the next runs (`--data DIR`: a data directory that already holds a
+ * scanned library, used in place). Then every shape (TERMS × VARIANTS:
+ * letters, digits, accents, CJK, Hangul, emoji, extensions, words, several
+ * words; every sort and direction, a folder, directories only, a size range,
+ * a date) runs `--runs` times; its median counts. Reference: `plocate -i
+ * -l 50` over the same tree's paths (built once with plocate-build) for the
+ * shapes without filters or sorts, process start included, as in
+ * search.ts. Hashing is off (searches need no hash; it would share the
+ * CPUs with them). Prints p50/p95/p99/max and the slowest shapes, writes
+ * bench-results/search-rest.json, and figures for the harness in
+ * BENCH_RESULTS_FILE.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { type AtticProcess, startAttic, WORK } from "./lib/attic.ts";
+import { type Figure, figure, printFigure, say } from "./lib/report.ts";
+import { median, percentile } from "./lib/stats.ts";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const { values: args } = parseArgs({
+  options: {
+    tree: { type: "string", default: join(WORK, "tree") },
+    data: { type: "string" },
+    runs: { type: "string", default: "3" },
+    top: { type: "string", default: "15" },
+  },
+});
+const TREE = resolve(args.tree);
+const RUNS = Number(args.runs);
+const FOLDER = "Tree";
+
+/** What a household types: short and long, accented, other scripts, extensions, several words. */
+const TERMS = [
+  ...[
+    "a",
+    "e",
+    "1",
+    "0",
+    "é",
+    "ö",
+    "猫",
+    "🎉",
+    "ab",
+    "20",
+    "東京",
+    "고양",
+    "千と千尋",
+    "坂本龍一",
+    "かわいい",
+  ],
+  ...["🌅 sunset", ".jpg", ".flac", "mkv", "tar.gz", "holiday", "beach", "the", "final", "beach 2019"],
+  ...["pink floyd", "breaking bad s03", "amelie 1985", "krakow live", "photos", "music", "img_2019"],
+  ...["dsc0", "s01e0", "cafe", "ünïcödé", "αθήνα", "крёстный"],
+];
+const VARIANTS: Record<string, string>[] = [
+  {},
+  { sort_by: "size", sort_order: "desc" },
+  { sort_by: "size", sort_order: "asc" },
+  { sort_by: "updated_at", sort_order: "desc" },
+  { sort_by: "relevance" },
+  { sort_by: "name", sort_order: "desc" },
+  { path: `/${FOLDER}/Photos` },
+  { type: "directory" },
+  { min_size: "100", max_size: "400" },
+  { start_date: "2020-01-01" },
+];
+
+interface Folder {
+  id: string;
+  name: string;
+  path: string;
+  status: string;
+}
+
+/** The data directory's watched folder, mounted and scanned first when there is none. */
+async function library(a: AtticProcess): Promise<Folder> {
+  const list = async () =>
+    ((await a.api("GET", "/api/v1/watched-folders")).body as { folders: Folder[] }).folders;
+  let folder = (await list())[0];
+  if (!folder) {
+    say(`search-rest: scanning ${TREE} (once; the data directory is kept for the next runs)`);
+    const created = await a.api("POST", "/api/v1/watched-folders", { name: FOLDER, path: TREE });
+    if (created.status !== 201) throw new Error(`create: ${created.status} ${JSON.stringify(created.body)}`);
+    folder = created.body as Folder;
+  }
+  for (let i = 0; i < 2400 && ["scanning", "pending"].includes(folder.status); i++) {
+    await new Promise((r) => setTimeout(r, 500));
+    folder = (await list()).find((f) => f.id === folder!.id)!;
+  }
+  if (folder.status === "scanning") throw new Error("the scan did not finish within 20 minutes");
+  return folder;
+}
+
+/** A plocate database of the tree's paths, built once beside the data directory. */
+function plocateDb(root: string, dir: string): string | undefined {
+  const db = join(dir, "plocate.db");
+  if (existsSync(db)) return db;
+  const list = join(dir, "paths.txt");
+  const found = spawnSync("find", [root], { maxBuffer: 1 << 30 });
+  if (found.status !== 0) return undefined;
+  writeFileSync(list, found.stdout);
+  const built = spawnSync("plocate-build", ["-l", "no", "-p", list, `${db}.tmp`], { encoding: "utf8" });
+  if (built.status !== 0) {
+    say(`search-rest: no plocate reference (${built.error?.message ?? built.stderr.trim()})`);
+    return undefined;
+  }
+  renameSync(`${db}.tmp`, db);
+  return db;
+}
+
+async function main(): Promise<void> {
+  const dataDir = args.data ? resolve(args.data) : join(WORK, `search-rest-data-${basename(TREE)}`);
+  mkdirSync(dataDir, { recursive: true });
+  // Hashing the scanned files (in the background after a scan, and again for any left at a start)
+  // would share the CPUs with the searches; none of them needs a hash.
+  process.env.ATTIC_WATCH_HASH_CONCURRENCY = "0";
+  const a = await startAttic({ dataDir, unpinned: true });
+  const shapes = TERMS.flatMap((q) => VARIANTS.map((v) => ({ q, ...v })));
+  const results: { shape: Record<string, string>; ms: number; total: number; estimated: boolean }[] = [];
+  let rss = 0;
+  let root = "";
+  try {
+    const folder = await library(a);
+    root = folder.path;
+    // The search index's merge after a big scan runs while the server is quiet (index-merge.ts).
+    await new Promise((r) => setTimeout(r, 5000));
+    say(`search-rest: ${shapes.length} shapes × ${RUNS} through REST`);
+    for (const shape of shapes) {
+      const path = `/api/v1/search?${new URLSearchParams(shape)}`;
+      const times: number[] = [];
+      let body = { total: 0, total_is_estimate: false };
+      for (let i = 0; i < RUNS; i++) {
+        const start = performance.now();
+        const r = await a.api("GET", path);
+        times.push(performance.now() - start);
+        if (r.status !== 200) throw new Error(`${path}: ${r.status} ${JSON.stringify(r.body)}`);
+        body = r.body as typeof body;
+      }
+      results.push({ shape, ms: median(times), total: body.total, estimated: body.total_is_estimate });
+    }
+    rss = a.peakRssMiB();
+  } finally {
+    await a.stop();
+  }
+
+  const db = plocateDb(root, dataDir);
+  const plain = results.filter((r) => Object.keys(r.shape).length === 1);
+  const plocateMs: number[] = [];
+  if (db)
+    for (const r of plain) {
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const start = performance.now();
+        const p = spawnSync("plocate", ["-i", "-l", "50", "-d", db, "--", ...r.shape.q!.split(" ")], {
+          maxBuffer: 1 << 30,
+        });
+        times.push(performance.now() - start);
+        if (p.status !== 0 && p.status !== 1) throw new Error(`plocate failed: ${p.stderr}`);
+      }
+      plocateMs.push(median(times));
+    }
+
+  const all = results.map((r) => r.ms);
+  const plainMs = plain.map((r) => r.ms);
+  const note = `median of ${RUNS} each, on a scan of ${TREE}`;
+  const figures: Figure[] = [];
+  const add = (metric: string, attic: number, samples: number[], reference: number, referenceName: string) =>
+    figures.push(
+      figure({
+        benchmark: "search-rest",
+        metric,
+        unit: "ms",
+        attic,
+        referenceName,
+        reference,
+        higherIsBetter: false,
+        atticPeakRssMiB: rss,
+        atticSamples: samples,
+        referenceSamples: Number.isNaN(reference) ? [] : plocateMs,
+        note,
+      }),
+    );
+  for (const p of [50, 95, 99]) {
+    // Like for like: the shapes plocate can answer (text alone), against plocate on the same paths.
+    add(
+      `REST search, ${plain.length} text-only shapes, p${p}`,
+      percentile(plainMs, p),
+      plainMs,
+      db ? percentile(plocateMs, p) : Number.NaN,
+      db ? "plocate -i -l 50 incl. process start" : "no plocate-build here",
+    );
+  }
+  for (const p of [50, 95, 99, 100]) {
+    // Every shape: sorts and filters plocate has not; compared with nothing but the goals.
+    add(
+      `REST search, all ${results.length} shapes, ${p === 100 ? "max" : `p${p}`}`,
+      percentile(all, p),
+      all,
+      Number.NaN,
+      "no reference (sorts, filters)",
+    );
+  }
+  for (const f of figures) printFigure(f);
+  say(`  max ${Math.max(...all).toFixed(1)} ms; slowest shapes:`);
+  for (const r of [...results].sort((x, y) => y.ms - x.ms).slice(0, Number(args.top)))
+    say(
+      `    ${r.ms.toFixed(1).padStart(8)} ms ${String(r.total).padStart(8)}${r.estimated ? "~" : " "} ${JSON.stringify(r.shape)}`,
+    );
+  mkdirSync(join(ROOT, "bench-results"), { recursive: true });
+  writeFileSync(
+    join(ROOT, "bench-results/search-rest.json"),
+    `${JSON.stringify({ date: new Date().toISOString(), tree: TREE, runs: RUNS, results, plocateMs }, null, 2)}\n`,
+  );
+  if (process.env.BENCH_RESULTS_FILE) writeFileSync(process.env.BENCH_RESULTS_FILE, JSON.stringify(figures));
+}
+
+await main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
