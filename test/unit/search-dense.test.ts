@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
-import { bucketWalkQuery, lengthWalkQuery, walkQuery } from "../../src/domain/search/search.dense.ts";
+import {
+  bucketWalkQuery,
+  lengthWalkQuery,
+  namesOnlyQuery,
+  walkQuery,
+} from "../../src/domain/search/search.dense.ts";
 import { LARGE_FILE_BYTES } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.service.ts";
@@ -84,6 +89,10 @@ describe("dense search plan", () => {
     { q: "mkv", sort_by: "size", min_size: LARGE_FILE_BYTES, max_size: LARGE_FILE_BYTES + 60_000_000 },
     { q: "e", sort_by: "size", min_size: LARGE_FILE_BYTES + 20_000_000, sort_order: "desc", limit: 1000 },
     { q: "jpg", path: "/Photos", type: "file" },
+    // Names alone decide (terms in no folder's path): the name index walked without its rows.
+    { q: "img_1", limit: 5, offset: 3 },
+    { q: "jpg img", sort_order: "desc", offset: 40, limit: 25 },
+    { q: "jpg", min_size: 5000, max_size: 80_000, limit: 5, offset: 2 },
     // Directories only, walking their own index.
     { q: "o", type: "directory", limit: 3 },
     { q: "e", type: "directory", sort_order: "desc", offset: 1, limit: 2 },
@@ -109,6 +118,8 @@ describe("dense search plan", () => {
   ];
   /** Pages the dense plan leaves to the exact plans: past the name matches by relevance. */
   const declined: Record<string, unknown>[] = [
+    // Names alone decide, but the matches ("🎉 party …") lie past the names the walk may read.
+    { q: "party", min_size: 5000, max_size: 80_000, limit: 5, offset: 2 },
     { q: "movies amelie", sort_by: "relevance" },
     { q: "amelie", sort_by: "relevance", limit: 1000 },
     { q: "zo", sort_by: "relevance", limit: 1000 },
@@ -155,6 +166,12 @@ describe("dense search plan", () => {
     ];
     for (const [i, index] of walks)
       expect(planOf(walkQuery(org, input(i))), JSON.stringify(i)).toContain(index);
+    // Names alone deciding ("jpg": in no folder's path), the name index is read without its rows.
+    for (const i of [{ q: "jpg" }, { q: "jpg", type: "directory", sort_order: "desc" }]) {
+      const names = planOf(namesOnlyQuery(org, input(i)));
+      expect(names, JSON.stringify(i)).toMatch(/COVERING INDEX files_live_(name|dirs)_idx/);
+      expect(names, JSON.stringify(i)).not.toContain("TEMP B-TREE");
+    }
     // By size below a large minimum: buckets in order, within the bounds' buckets, no sort of every row.
     const buckets = planOf(
       bucketWalkQuery(org, input({ q: "o", sort_by: "size", min_size: 10, max_size: 900 })),
@@ -194,7 +211,8 @@ describe("dense search plan", () => {
       denseMinHits: 1,
       denseMaxWalk: 1,
     });
-    const spec = input({ q: "jpg" });
+    // A term some folder's path holds ("/Movies/Amélie"): rows are read to test their paths.
+    const spec = input({ q: "amelie" });
     const page = repo.page(org, spec, spec.limit, spec.offset);
     expect(page.plan).not.toBe("dense");
     expect(page.total).toBe(general().page(org, spec, spec.limit, spec.offset).total);

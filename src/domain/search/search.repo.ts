@@ -186,11 +186,18 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   /**
    * Whether some folder's path holds `expr`. A term in none usually lacks
    * one of its trigrams there too, found by reading that trigram's doclist
-   * alone (receipt-2021: 1 ms instead of 6.6 at 1M rows).
+   * alone (receipt-2021: 1 ms instead of 6.6 at 1M rows); a common word of
+   * names reads its whole doclist, so the answer is kept until the
+   * database changes.
    */
+  const inPaths = keptUntilChange<boolean>(sqlite);
   const inSomePath = (expr: string): boolean =>
-    phraseTrigrams(expr).every((t) => firstMatch.get(`path : ${t}`)) &&
-    firstMatch.get(`path : (${expr})`) !== undefined;
+    inPaths(
+      expr,
+      () =>
+        phraseTrigrams(expr).every((t) => firstMatch.get(`path : ${t}`)) &&
+        firstMatch.get(`path : (${expr})`) !== undefined,
+    );
   /**
    * The spec with its terms resolved against the index: short terms
    * expanded, and the terms some directory's path holds set apart (they
@@ -296,7 +303,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   const liveCounts = keptUntilChange<number>(sqlite);
   const liveCount = (org: string): number => liveCounts(org, () => number(liveCountQuery(org)));
 
-  const densePlan = createDensePlan(prepared, plan);
+  const densePlan = createDensePlan(prepared, plan, inSomePath);
 
   /** About how many index matches `expr` has, from the rowid of its K-th (search.folders.ts chooseDriver). */
   const estimate = (expr: string): number => {
