@@ -20,9 +20,9 @@ export interface DeadProperty {
 
 /** Most dead properties one resource may carry, and the size of one. */
 export const MAX_DEAD_PROPS = 100;
+export const MAX_DEAD_PROP_BYTES = 16 * 1024;
 /** Members of a collection read (and sent) at a time. */
 const MEMBER_PAGE = 500;
-export const MAX_DEAD_PROP_BYTES = 16 * 1024;
 
 /** How the personal folder appears at the top of /dav/: "~username", like its path. */
 export const homeSegment = (actor: Actor) => `~${actor.username}`;

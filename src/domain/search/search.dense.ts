@@ -235,6 +235,8 @@ export interface DenseAnswer {
 }
 
 type Candidate = [id: string, path: string, name: string, dir: number, ok: number, w: number, size: number];
+/** The columns a row's test reads, at the same places in Candidate and BySize rows. */
+type Tested = readonly [unknown, path: string, name: string, dir: number, ok: number, ...unknown[]];
 type ByLength = [rowid: number, path: string, name: string, dir: number, ok: number, len: number];
 type BySize = [
   rowid: number,
@@ -258,6 +260,14 @@ export function nameAt(names: readonly string[], descending: boolean, share: num
   if (descending) sorted.reverse();
   return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
 }
+
+/**
+ * Rows a walk may read when the sample expects `expected`: a few times as
+ * many, since matches may fall unevenly in its order (music's "01. …" names
+ * first), and at most twice what the plan allows.
+ */
+const walkBudgetOf = (expected: number, maxWalk: number) =>
+  Math.min(2 * maxWalk, Math.max(4 * expected, 1000));
 
 /** Names namesWalk may read per match the sample expects (see its caller). */
 const NAMES_PER_MATCH = 8;
@@ -302,8 +312,6 @@ export function rowOkQuery(spec: SearchSpec, acl?: Sql): Sql {
 /** A bucket's rows read before one of a single size is walked by name instead (bySize). */
 const BUCKET_BEFORE_NAME_WALK = 2048;
 
-/** What the sample saw of the sizes below EXACT_BUCKETS_BELOW: rows of each, and matches among them. */
-type SmallSizes = Map<number, { rows: number; hits: number }>;
 /** A sampled row's size bucket and size, and whether it matched. */
 type Sized = [bucket: number, size: number, hit: boolean];
 
@@ -348,6 +356,15 @@ export function createDensePlan(
   inSomePath: (expr: string) => boolean,
 ) {
   const rows = (q: Sql) => prepared(q).raw(true);
+  const walkBudget = (expected: number) => walkBudgetOf(expected, options.denseMaxWalk);
+  /** A walk's page: its total exact when it reached the end of the matches, else the sample's estimate. */
+  const answer = (
+    page: { ids: string[]; matched: number; complete: boolean },
+    estimate: number,
+  ): DenseAnswer =>
+    page.complete
+      ? { ids: page.ids, total: page.matched, estimated: false }
+      : { ids: page.ids, total: estimate, estimated: true };
 
   /**
    * True when a row matches `spec`'s text exactly when its name does: every
@@ -376,10 +393,9 @@ export function createDensePlan(
     limit: number,
     offset: number,
     entries: number,
-    sample: { names: string[] },
+    names: readonly string[],
     acl?: Sql,
   ): { ids: string[]; matched: number; complete: boolean } | undefined => {
-    const { names } = sample;
     const live = maxRowid();
     const need = offset + limit;
     const bound =
@@ -407,7 +423,7 @@ export function createDensePlan(
   const maxRowid = () => (prepared(maxRowidQuery).get() as { n: number }).n;
 
   /** Matches in the sample, rows the sample tested, and the estimated total. */
-  const estimate = (org: string, spec: SearchSpec, test: (c: Candidate) => boolean, acl?: Sql) => {
+  const estimate = (org: string, spec: SearchSpec, test: (c: Tested) => boolean, acl?: Sql) => {
     const max = maxRowid();
     const starts = sampleStarts(max);
     // A quarter of the windows first: no match there, and the search is sparse enough for the
@@ -418,8 +434,6 @@ export function createDensePlan(
       hits: 0,
       walked: 0,
       walkedHits: 0,
-      rows: 0,
-      small: new Map() as SmallSizes,
       sized: [] as Sized[],
       names: [] as string[],
     };
@@ -428,15 +442,9 @@ export function createDensePlan(
       // all(), not iterate(): a row handed over at once costs a third of one stepped to.
       for (const c of rows(q).all(...q.params) as Candidate[]) {
         const hit = test(c);
-        count.rows++;
         if (hit) count.hits++;
         if (spec.sortBy === "size") count.sized.push([sizeBucketOf(c[6]), c[6], hit]);
         if (spec.sortBy === "name") count.names.push(c[2]);
-        if (c[6] < EXACT_BUCKETS_BELOW) {
-          const at = count.small.get(c[6]) ?? count.small.set(c[6], { rows: 0, hits: 0 }).get(c[6])!;
-          at.rows++;
-          if (hit) at.hits++;
-        }
         if (c[5] !== 1) continue;
         count.walked++;
         if (hit) count.walkedHits++;
@@ -455,7 +463,7 @@ export function createDensePlan(
     limit: number,
     offset: number,
     budget: number,
-    test: (c: Candidate) => boolean,
+    test: (c: Tested) => boolean,
     acl?: Sql,
   ): { ids: string[]; matched: number; complete: boolean } | undefined => {
     const ids: string[] = [];
@@ -529,8 +537,8 @@ export function createDensePlan(
     limit: number,
     offset: number,
     budget: number,
-    test: (c: BySize) => boolean,
-    sample: { rows: number; small: SmallSizes },
+    test: (c: Tested) => boolean,
+    sized: readonly Sized[],
     acl?: Sql,
   ): { ids: string[]; matched: number; complete: boolean } | undefined => {
     const need = offset + limit;
@@ -555,20 +563,12 @@ export function createDensePlan(
       if (++walked > budget) return undefined;
       const size = c[5];
       if (++inBucket > BUCKET_BEFORE_NAME_WALK && size < EXACT_BUCKETS_BELOW && !readOn) {
-        const seen = sample.small.get(size);
-        if (seen && seen.hits > 0) {
+        const seenHits = sized.filter(([, s, hit]) => hit && s === size).length;
+        if (seenHits > 0) {
           // Every row of this size ties on size: the rest of the page is its first matches by name.
           const want = need - done.length;
-          const expected = (want * sample.rows) / seen.hits;
-          const named = walk(
-            org,
-            { ...spec, sortBy: "name", minSize: size, maxSize: size },
-            want,
-            0,
-            Math.min(2 * options.denseMaxWalk, Math.max(4 * expected, 1000)),
-            (x) => x[4] === 1 && test([0, x[1], x[2], x[3], 1, size, c[6]]),
-            acl,
-          );
+          const sizeOnly = { ...spec, sortBy: "name" as const, minSize: size, maxSize: size };
+          const named = walk(org, sizeOnly, want, 0, walkBudget((want * sized.length) / seenHits), test, acl);
           if (named && named.ids.length === want) {
             const head = pageOf(order, done, Math.min(limit, Math.max(0, done.length - offset)), offset);
             const tail = named.ids.slice(Math.max(0, offset - done.length));
@@ -593,7 +593,7 @@ export function createDensePlan(
     acl?: Sql,
   ): DenseAnswer | undefined => {
     const matches = rowMatcher(textTerms(spec.text, MAX_TERMS));
-    const test = (c: Candidate) => c[4] === 1 && matches(c[1], c[2], c[3] === 1);
+    const test = (c: Tested) => c[4] === 1 && matches(c[1], c[2], c[3] === 1);
     const est = estimate(org, spec, test, acl);
     if (!est || est.hits < options.denseMinHits || est.total <= options.denseMinTotal) return undefined;
     const total = Math.max(est.total, offset + limit);
@@ -617,52 +617,33 @@ export function createDensePlan(
     if (spec.sortBy === "size" && !fromLargeMinimum(spec)) {
       // Largest first, the large files' index in exact order fills a page at once when they hold it
       // (a library of videos); a bucket walk reads and sorts whole buckets.
-      if (spec.sortOrder === "desc" && est.walkedHits > 0) {
-        const expectedWalk = ((offset + limit) * est.walked) / est.walkedHits;
-        if (expectedWalk <= options.denseMaxWalk) {
-          const budget = Math.min(2 * options.denseMaxWalk, Math.max(4 * expectedWalk, 1000));
-          const large = walk(org, spec, limit, offset, budget, test, acl);
-          if (large && !large.complete) return { ids: large.ids, total, estimated: true };
-        }
+      const expectedWalk = ((offset + limit) * est.walked) / est.walkedHits;
+      if (spec.sortOrder === "desc" && est.walkedHits > 0 && expectedWalk <= options.denseMaxWalk) {
+        const large = walk(org, spec, limit, offset, walkBudget(expectedWalk), test, acl);
+        if (large && !large.complete) return answer(large, total);
       }
       // The exact plans read every match (a row each, then a sort): a walk the sample expects to
       // read more rows than half as many is left to them, and one that reads that many gives up.
       const most = Math.max(est.total / 2, 2 * options.denseMaxWalk);
       if (expectedBucketRows(est.sized, spec.sortOrder === "desc", offset + limit, maxRowid()) > most)
         return undefined;
-      const sizeTest = (c: BySize) => c[4] === 1 && matches(c[1], c[2], c[3] === 1);
-      const page = bySize(org, spec, limit, offset, most, sizeTest, est, acl);
-      if (!page) return undefined;
-      return page.complete
-        ? { ids: page.ids, total: page.matched, estimated: false }
-        : { ids: page.ids, total, estimated: true };
+      const page = bySize(org, spec, limit, offset, most, test, est.sized, acl);
+      return page && answer(page, total);
     }
     if (est.walkedHits === 0) return undefined;
-    const expectedWalk = ((offset + limit) * est.walked) / est.walkedHits;
-    // Matches may fall unevenly in this order (music's "01. …" names first): give up past a few
-    // times what the sample expects, and at twice the most allowed.
-    const budget = Math.min(2 * options.denseMaxWalk, Math.max(4 * expectedWalk, 1000));
     if (spec.sortBy === "name" && nameDecides(spec)) {
       // Names alone decide: SQLite walks the name index testing each name itself, without reading
       // rows (one is read only for a name that matches), so a long stretch of names without a
       // match ("mkv" after a music library's "01. …" tracks) costs a fraction of a row read each:
       // ~0.3 µs, against ~4 µs a match for the exact plans, so a walk of eight names a match the
       // sample expects costs them little when it gives up.
-      const named = namesWalk(org, spec, limit, offset, NAMES_PER_MATCH * est.total, est, acl);
-      if (named)
-        return named.complete
-          ? { ids: named.ids, total: named.matched, estimated: false }
-          : { ids: named.ids, total, estimated: true };
-      return undefined;
+      const named = namesWalk(org, spec, limit, offset, NAMES_PER_MATCH * est.total, est.names, acl);
+      return named && answer(named, total);
     }
+    // Names, dates, or sizes from a large minimum (files_live_size_idx holds every candidate).
+    const expectedWalk = ((offset + limit) * est.walked) / est.walkedHits;
     if (expectedWalk > options.denseMaxWalk) return undefined;
-    const page = walk(org, spec, limit, offset, budget, test, acl);
-    if (!page) return undefined;
-    if (page.complete) {
-      // By size, smaller files than the index holds may follow: the exact plans answer then.
-      if (spec.sortBy === "size" && (spec.minSize ?? 0) < LARGE_FILE_BYTES) return undefined;
-      return { ids: page.ids, total: page.matched, estimated: false };
-    }
-    return { ids: page.ids, total, estimated: true };
+    const page = walk(org, spec, limit, offset, walkBudget(expectedWalk), test, acl);
+    return page && answer(page, total);
   };
 }
