@@ -235,6 +235,8 @@ export interface DenseAnswer {
 }
 
 type Candidate = [id: string, path: string, name: string, dir: number, ok: number, w: number, size: number];
+/** A walk's page: the ids, how many matches it saw, and whether it reached the end of them. */
+type WalkPage = { ids: string[]; matched: number; complete: boolean };
 /** The columns a row's test reads, at the same places in Candidate and BySize rows. */
 type Tested = readonly [unknown, path: string, name: string, dir: number, ok: number, ...unknown[]];
 type ByLength = [rowid: number, path: string, name: string, dir: number, ok: number, len: number];
@@ -358,10 +360,7 @@ export function createDensePlan(
   const rows = (q: Sql) => prepared(q).raw(true);
   const walkBudget = (expected: number) => walkBudgetOf(expected, options.denseMaxWalk);
   /** A walk's page: its total exact when it reached the end of the matches, else the sample's estimate. */
-  const answer = (
-    page: { ids: string[]; matched: number; complete: boolean },
-    estimate: number,
-  ): DenseAnswer =>
+  const answer = (page: WalkPage, estimate: number): DenseAnswer =>
     page.complete
       ? { ids: page.ids, total: page.matched, estimated: false }
       : { ids: page.ids, total: estimate, estimated: true };
@@ -395,7 +394,7 @@ export function createDensePlan(
     entries: number,
     names: readonly string[],
     acl?: Sql,
-  ): { ids: string[]; matched: number; complete: boolean } | undefined => {
+  ): WalkPage | undefined => {
     const live = maxRowid();
     const need = offset + limit;
     const bound =
@@ -465,7 +464,7 @@ export function createDensePlan(
     budget: number,
     test: (c: Tested) => boolean,
     acl?: Sql,
-  ): { ids: string[]; matched: number; complete: boolean } | undefined => {
+  ): WalkPage | undefined => {
     const ids: string[] = [];
     const q = walkQuery(org, spec, acl);
     let walked = 0;
@@ -540,7 +539,7 @@ export function createDensePlan(
     test: (c: Tested) => boolean,
     sized: readonly Sized[],
     acl?: Sql,
-  ): { ids: string[]; matched: number; complete: boolean } | undefined => {
+  ): WalkPage | undefined => {
     const need = offset + limit;
     const order = searchOrder(spec);
     const q = bucketWalkQuery(org, spec, acl);
