@@ -4,11 +4,14 @@ import {
   bucketWalkQuery,
   lengthWalkQuery,
   namesOnlyQuery,
+  pageEndName,
+  shareUpTo,
   walkQuery,
 } from "../../src/domain/search/search.dense.ts";
-import { LARGE_FILE_BYTES } from "../../src/domain/search/search.query.ts";
+import { LARGE_FILE_BYTES, OWN_MATCHES } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.service.ts";
+import { setOrder, setWalkQuery } from "../../src/domain/search/search.sets.ts";
 import { newId } from "../../src/platform/ids.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
@@ -178,6 +181,18 @@ describe("dense search plan", () => {
     );
     expect(buckets).toContain("files_live_size_bucket_idx (organization_id=? AND <expr>>? AND <expr><?)");
     expect(buckets).not.toContain("TEMP B-TREE");
+    // A set walk reads the order's index, each entry tested against the set built once.
+    for (const [i, index] of [
+      [{ q: "o", sort_by: "updated_at", sort_order: "desc" }, "files_live_updated_idx"],
+      [{ q: "o", sort_by: "relevance" }, "files_live_length_idx"],
+      [{ q: "o" }, "files_live_name_idx"],
+    ] as const) {
+      const set = { sql: OWN_MATCHES, params: ['"jpg"'] };
+      const walk = planOf(setWalkQuery(org, setOrder(input(i))!, set));
+      expect(walk, JSON.stringify(i)).toContain(index);
+      expect(walk, JSON.stringify(i)).toContain("LIST SUBQUERY");
+      expect(walk, JSON.stringify(i)).not.toContain("TEMP B-TREE");
+    }
     const byLength = planOf(lengthWalkQuery(org, input({ q: "o", sort_by: "relevance" })));
     expect(byLength).toContain("files_live_length_idx");
     // The walk reads the index in its order: no sort of every row.
@@ -203,7 +218,7 @@ describe("dense search plan", () => {
     }
   });
 
-  it("gives up on a walk far longer than its sample expected, for an exact plan", () => {
+  it("walks the set of matches past a walk far longer than its sample expected, else leaves it to an exact plan", () => {
     // Allowed to expect a walk of a single row: every page needs more.
     const repo = createSearchRepo(db, {
       ...DEFAULT_PLAN,
@@ -211,11 +226,30 @@ describe("dense search plan", () => {
       denseMinHits: 1,
       denseMaxWalk: 1,
     });
-    // A term some folder's path holds ("/Movies/Amélie"): rows are read to test their paths.
-    const spec = input({ q: "amelie" });
-    const page = repo.page(org, spec, spec.limit, spec.offset);
-    expect(page.plan).not.toBe("dense");
-    expect(page.total).toBe(general().page(org, spec, spec.limit, spec.offset).total);
+    // A term some folder's path holds ("/Movies/Amélie"): its set is the index's matches and the
+    // children of the folders holding it; by name and by date.
+    for (const i of [
+      { q: "amelie" },
+      { q: "amelie", sort_by: "updated_at", sort_order: "desc", limit: 7 },
+      { q: "amelie jpg", sort_order: "desc", limit: 20, offset: 5 },
+      { q: "ame", sort_by: "created_at", limit: 3 },
+    ]) {
+      const spec = input(i);
+      const page = repo.page(org, spec, spec.limit, spec.offset);
+      const exact = general().page(org, spec, spec.limit, spec.offset);
+      expect(page.plan, JSON.stringify(i)).toBe("dense");
+      expect(page.ids, JSON.stringify(i)).toEqual(exact.ids);
+      expect(page.ids.length, JSON.stringify(i)).toBeGreaterThan(0);
+    }
+    // A term with "/" may span a folder's name and a file's, and a path filter's rows cost more to
+    // test than the other plans: no set of them, the exact plans answer.
+    for (const i of [{ q: "ic/Björk" }, { q: "o", path: "/Movies" }]) {
+      const spec = input(i);
+      const page = repo.page(org, spec, spec.limit, spec.offset);
+      expect(page.plan, JSON.stringify(i)).not.toBe("dense");
+      expect(page.total).toBe(general().page(org, spec, spec.limit, spec.offset).total);
+      expect(page.total).toBeGreaterThan(0);
+    }
   });
 
   it("keeps to the viewer's folder grants in pages and totals", () => {
@@ -299,5 +333,27 @@ describe("dense search plan by size, most files empty", () => {
       expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
       expect(x.ids.length, JSON.stringify(i)).toBeGreaterThan(0);
     }
+  });
+});
+
+describe("where a name walk's page ends, from the sample", () => {
+  // Ten sampled names, three of them matches, standing for 30 matches in all.
+  const names = ["01 a", "01 b", "01 c", "01 d", "01 e", "Beach", "DSC_1", "DSC_2", "IMG_1", "zz"];
+  const hits = ["DSC_1", "IMG_1", "dsc_2"];
+
+  it("is the sampled match as far into the matches as the page, and the names up to it", () => {
+    // A page of 10 is within the first sampled match's share; 20 needs the second ("dsc_2",
+    // case-folded as SQLite's NOCASE), 30 the third; descending, from the end.
+    expect(pageEndName(hits, false, 10, 30)).toBe("dsc_1");
+    expect(pageEndName(hits, false, 20, 30)).toBe("dsc_2");
+    expect(pageEndName(hits, false, 30, 30)).toBe("img_1");
+    expect(pageEndName(hits, true, 10, 30)).toBe("img_1");
+    expect(shareUpTo(names, "dsc_1", false)).toBe(0.7);
+    expect(shareUpTo(names, "img_1", true)).toBe(0.2);
+  });
+
+  it("cannot tell past the sample's matches", () => {
+    expect(pageEndName(hits, false, 40, 30)).toBeUndefined();
+    expect(pageEndName([], false, 1, 30)).toBeUndefined();
   });
 });

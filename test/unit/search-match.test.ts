@@ -15,6 +15,9 @@ describe("search row matcher", () => {
     expect(termPattern("е").test("/Крёстный")).toBe(true);
     expect(termPattern("東京").test("/Docs/東京 夜景.txt")).toBe(true);
     expect(termPattern("🎉").test("/🎉 party/a.jpg")).toBe(true);
+    // A Hangul syllable is kept whole, as the index keeps it (not split into its jamo).
+    expect(termPattern("고양").test("/TV Shows/B 고양이 27")).toBe(true);
+    expect(termPattern("고양").test("/TV Shows/B 고이 27")).toBe(false);
   });
 
   it("takes regular-expression characters literally", () => {

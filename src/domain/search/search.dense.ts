@@ -4,7 +4,7 @@ import { containsCondition } from "./search.contains.ts";
 import { rowMatcher } from "./search.match.ts";
 import {
   EXACT_BUCKETS_BELOW,
-  ftsExpression,
+  type Expand,
   LARGE_FILE_BYTES,
   MAX_TERMS,
   quoted,
@@ -13,12 +13,14 @@ import {
   type Sql,
   searchOrder,
   sizeBucketOf,
+  splitTerms,
   TRIGRAM_MIN,
   termsOf,
   textTerms,
   walkOrder,
 } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
+import { nameSet, type SetOrder, setOrder, setWalkQuery, textSet } from "./search.sets.ts";
 
 /**
  * The plan for dense searches: text whose matches are a sizeable share of
@@ -146,28 +148,6 @@ export function walkQuery(organizationId: string, spec: SearchSpec, acl?: Sql): 
 }
 
 /**
- * One page by relevance among the rows whose name holds every term (ids);
- * shorter than `limit` when the page reaches past them.
- */
-export function nameMatchesQuery(
-  organizationId: string,
-  spec: SearchSpec,
-  limit: number,
-  offset: number,
-  acl?: Sql,
-): Sql {
-  const { fts, viaFolders } = termsOf(spec);
-  const ok = allConditions(spec, acl);
-  return {
-    sql:
-      "SELECT f.id AS id FROM files_fts JOIN files f ON f.rowid = files_fts.rowid " +
-      `WHERE files_fts MATCH ? AND ${LIVE} AND ${ok.sql} ` +
-      "ORDER BY length(f.name), f.name COLLATE NOCASE, f.id LIMIT ? OFFSET ?",
-    params: [ftsExpression([...fts, ...viaFolders], "name"), organizationId, ...ok.params, limit, offset],
-  };
-}
-
-/**
  * Candidate rows from the shortest name up (files_live_length_idx), with
  * each one's rowid and its name's length: by relevance, the rows whose name
  * holds every term come first, shortest first, which terms too short for
@@ -263,6 +243,35 @@ export function nameAt(names: readonly string[], descending: boolean, share: num
   return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
 }
 
+/** Names in a walk's order: -1, 0 or 1 as `a` comes before, with or after `b` (case-folded already). */
+const inWalkOrder = (a: string, b: string, descending: boolean) =>
+  (a < b ? -1 : a > b ? 1 : 0) * (descending ? -1 : 1);
+
+/**
+ * The name (case-folded as SQLite's NOCASE) at which a walk in the name
+ * order holds a page ending at match `need`, from the names of the
+ * sample's matches (`hits`, standing for `total` matches): the sampled
+ * match that far into the matches, the first one for a page within fewer
+ * matches than one sampled match stands for. Undefined when the sample
+ * holds too few matches to tell.
+ */
+export function pageEndName(
+  hits: readonly string[],
+  descending: boolean,
+  need: number,
+  total: number,
+): string | undefined {
+  const k = Math.max(1, Math.ceil((need * hits.length) / Math.max(1, total)));
+  if (k > hits.length) return undefined;
+  return hits.map(nocase).sort((a, b) => inWalkOrder(a, b, descending))[k - 1];
+}
+
+/** The share of the sampled `names` a walk in their order reads up to `end` (pageEndName), `end` included. */
+export function shareUpTo(names: readonly string[], end: string, descending: boolean): number {
+  if (names.length === 0) return 1;
+  return names.filter((n) => inWalkOrder(nocase(n), end, descending) <= 0).length / names.length;
+}
+
 /**
  * Rows a walk may read when the sample expects `expected`: a few times as
  * many, since matches may fall unevenly in its order (music's "01. …" names
@@ -270,6 +279,14 @@ export function nameAt(names: readonly string[], descending: boolean, share: num
  */
 const walkBudgetOf = (expected: number, maxWalk: number) =>
   Math.min(2 * maxWalk, Math.max(4 * expected, 1000));
+
+/** Rows tying with a set walk's page past it that it reads before giving up (each is sorted with the page). */
+const SET_WALK_TIES = 5000;
+/**
+ * Most matches the sample may expect for a set walk (search.sets.ts): SQLite
+ * builds the set, ~0.5-1 µs a member, before the walk reads its first row.
+ */
+const SET_MAX_MATCHES = 250_000;
 
 /** Names namesWalk may read per match the sample expects (see its caller). */
 const NAMES_PER_MATCH = 8;
@@ -356,6 +373,7 @@ export function createDensePlan(
   prepared: (q: Sql) => Statement,
   options: DenseOptions,
   inSomePath: (expr: string) => boolean,
+  expand: Expand,
 ) {
   const rows = (q: Sql) => prepared(q).raw(true);
   const walkBudget = (expected: number) => walkBudgetOf(expected, options.denseMaxWalk);
@@ -421,6 +439,62 @@ export function createDensePlan(
   };
   const maxRowid = () => (prepared(maxRowidQuery).get() as { n: number }).n;
 
+  /**
+   * The page walking `order`'s index over the rows of `set` alone
+   * (search.sets.ts: SQLite tests each entry's rowid against the set it
+   * built, before reading its row), each row read then checked for the
+   * search's other conditions, until the page is held and the rows tying
+   * with its last key are read; the page is then sorted in `sort` (the
+   * general plan's order). Complete when the walk read every row of the
+   * set; undefined when the ties past the page grow beyond SET_WALK_TIES.
+   */
+  const setWalk = (
+    org: string,
+    spec: SearchSpec,
+    limit: number,
+    offset: number,
+    order: SetOrder,
+    set: Sql,
+    sort: Sql,
+    acl?: Sql,
+  ): WalkPage | undefined => {
+    const need = offset + limit;
+    const q = setWalkQuery(org, order, set);
+    const ok = rowOkQuery(spec, acl);
+    const check = allConditions(spec, acl).sql === "1" ? undefined : prepared(ok).pluck();
+    const byName = order.key.endsWith("NOCASE");
+    const found: number[] = [];
+    let last: unknown;
+    for (const [rowid, key] of rows(q).iterate(...q.params) as IterableIterator<[number, unknown]>) {
+      const k = byName ? nocase(key as string) : key;
+      if (found.length >= need && k !== last)
+        return { ids: pageOf(sort, found, limit, offset), matched: found.length, complete: false };
+      if (check && check.get(rowid, ...ok.params) === undefined) continue;
+      if (found.length >= need + SET_WALK_TIES) return undefined;
+      found.push(rowid);
+      last = k;
+    }
+    return { ids: pageOf(sort, found, limit, offset), matched: found.length, complete: true };
+  };
+
+  /**
+   * By name or date, the set walk over every match of the search's text
+   * (textSet), when it has one and the sample expects at most
+   * SET_MAX_MATCHES; else undefined.
+   */
+  const setPage = (org: string, spec: SearchSpec, estimated: number, acl?: Sql) => {
+    const order = setOrder(spec);
+    const set =
+      order && estimated <= SET_MAX_MATCHES
+        ? textSet(org, spec, splitTerms(spec.text, expand), inSomePath)
+        : undefined;
+    return (
+      set &&
+      ((limit: number, offset: number) =>
+        setWalk(org, spec, limit, offset, order!, set, searchOrder(spec), acl))
+    );
+  };
+
   /** Matches in the sample, rows the sample tested, and the estimated total. */
   const estimate = (org: string, spec: SearchSpec, test: (c: Tested) => boolean, acl?: Sql) => {
     const max = maxRowid();
@@ -435,6 +509,7 @@ export function createDensePlan(
       walkedHits: 0,
       sized: [] as Sized[],
       names: [] as string[],
+      hitNames: [] as string[],
     };
     const read = (windows: number[]) => {
       const q = sampleQuery(org, spec, windows, acl);
@@ -444,6 +519,7 @@ export function createDensePlan(
         if (hit) count.hits++;
         if (spec.sortBy === "size") count.sized.push([sizeBucketOf(c[6]), c[6], hit]);
         if (spec.sortBy === "name") count.names.push(c[2]);
+        if (spec.sortBy === "name" && hit) count.hitNames.push(c[2]);
         if (c[5] !== 1) continue;
         count.walked++;
         if (hit) count.walkedHits++;
@@ -596,22 +672,27 @@ export function createDensePlan(
     const est = estimate(org, spec, test, acl);
     if (!est || est.hits < options.denseMinHits || est.total <= options.denseMinTotal) return undefined;
     const total = Math.max(est.total, offset + limit);
-    if (spec.sortBy === "relevance" && termsOf(spec).short.length > 0) {
-      const terms = textTerms(spec.text, MAX_TERMS);
-      const named = rowMatcher(terms);
-      // Every term in the name (tested as a directory whose path is its name: a term with "/" never
-      // is); the path, which ends with the name, then holds them too.
-      const holds = (c: ByLength) => c[4] === 1 && named(c[2], c[2], true);
-      // The general plan reads every match: walking up to an eighth of them costs little when the
-      // walk gives up ("e" from row 2000 by relevance at 1M rows: a run of 80k names of 12 characters).
-      const budget = Math.max(2 * options.denseMaxWalk, est.total / 8);
-      const ids = shortest(org, spec, limit, offset, budget, holds, acl);
-      return ids ? { ids, total, estimated: true } : undefined;
-    }
     if (spec.sortBy === "relevance") {
-      const q = nameMatchesQuery(org, spec, limit, offset, acl);
-      const ids = (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);
-      return ids.length === limit ? { ids, total, estimated: true } : undefined;
+      // Terms too short for the index: from the shortest names up, which finds a common one's
+      // page at once.
+      if (termsOf(spec).short.length > 0) {
+        const named = rowMatcher(textTerms(spec.text, MAX_TERMS));
+        // Every term in the name (tested as a directory whose path is its name: a term with "/"
+        // never is); the path, which ends with the name, then holds them too.
+        const holds = (c: ByLength) => c[4] === 1 && named(c[2], c[2], true);
+        // The general plan reads every match: walking up to an eighth of them costs little when
+        // the walk gives up.
+        const budget = Math.max(2 * options.denseMaxWalk, est.total / 8);
+        const ids = shortest(org, spec, limit, offset, budget, holds, acl);
+        if (ids) return { ids, total, estimated: true };
+        // Beyond a set's reach, the exact plans.
+        if (est.total > SET_MAX_MATCHES) return undefined;
+      }
+      // Else the name matches from the shortest name up, short terms through the index's
+      // vocabulary ("ab", "猫": the trigrams they begin); the page must lie within them.
+      const set = nameSet(splitTerms(spec.text, expand));
+      const page = set && setWalk(org, spec, limit, offset, setOrder(spec)!, set, SHORTEST_FIRST, acl);
+      return page && page.matched >= offset + limit ? { ids: page.ids, total, estimated: true } : undefined;
     }
     if (spec.sortBy === "size" && !fromLargeMinimum(spec)) {
       // Largest first, the large files' index in exact order fills a page at once when they hold it
@@ -636,13 +717,33 @@ export function createDensePlan(
       // match ("mkv" after a music library's "01. …" tracks) costs a fraction of a row read each:
       // ~0.3 µs, against ~4 µs a match for the exact plans, so a walk of eight names a match the
       // sample expects costs them little when it gives up.
-      const named = namesWalk(org, spec, limit, offset, NAMES_PER_MATCH * est.total, est.names, acl);
+      // A walk the sample says ends past that ("dsc0" by name descending: its names near the end
+      // of the order) is left to the exact plans at once. One it says reads more than twice as
+      // many names as there are matches walks their set instead ("tar.gz" in a library of empty
+      // files): an entry costs ~0.15 µs there against ~0.45 testing the name, and the set ~0.6 µs
+      // a match to build.
+      const entries = NAMES_PER_MATCH * est.total;
+      const desc = spec.sortOrder === "desc";
+      const end = pageEndName(est.hitNames, desc, offset + limit, est.total);
+      const bound = nameAt(est.names, desc, entries / maxRowid());
+      if (end !== undefined && bound !== undefined && inWalkOrder(end, bound, desc) > 0) return undefined;
+      const walked = end === undefined ? maxRowid() : shareUpTo(est.names, end, desc) * maxRowid();
+      const viaSet = walked > 2 * est.total ? setPage(org, spec, est.total, acl) : undefined;
+      const named = viaSet
+        ? viaSet(limit, offset)
+        : namesWalk(org, spec, limit, offset, entries, est.names, acl);
       return named && answer(named, total);
     }
-    // Names, dates, or sizes from a large minimum (files_live_size_idx holds every candidate).
+    // Names, dates, or sizes from a large minimum (files_live_size_idx holds every candidate), when
+    // matches are spread evenly enough over the order for a short walk reading every row it passes;
+    // else (or when they are not: a walk past its budget) the walk over the set of matches.
     const expectedWalk = ((offset + limit) * est.walked) / est.walkedHits;
-    if (expectedWalk > options.denseMaxWalk) return undefined;
-    const page = walk(org, spec, limit, offset, walkBudget(expectedWalk), test, acl);
-    return page && answer(page, total);
+    const page =
+      expectedWalk <= options.denseMaxWalk
+        ? walk(org, spec, limit, offset, walkBudget(expectedWalk), test, acl)
+        : undefined;
+    if (page) return answer(page, total);
+    const viaSet = setPage(org, spec, est.total, acl)?.(limit, offset);
+    return viaSet && answer(viaSet, total);
   };
 }

@@ -32,12 +32,26 @@ const FOLDS_TO = foldsTo(FOLDING_RANGES);
 
 const escapeClass = (ch: string) => ch.replace(/[\\\][^-]/g, (c) => `\\${c}`);
 
-/** A regular expression finding `term` (folded) in text, case- and accent-insensitively. */
+const escapeText = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, (c) => `\\${c}`);
+
+/**
+ * A regular expression finding `term` (folded) in text, case- and
+ * accent-insensitively. A character that decomposes into several letters
+ * (a Hangul syllable into its jamo) is not folded: the index and SQL's
+ * instr() keep it whole, so it matches itself.
+ */
 export function termPattern(term: string): RegExp {
   let source = "";
-  for (const ch of foldText(term.normalize("NFC"))) {
-    const variants = FOLDS_TO.get(ch) ?? [];
-    source += `[${[ch, ...variants].map(escapeClass).join("")}]\\p{M}*`;
+  for (const whole of term.normalize("NFC")) {
+    const folded = [...foldText(whole)];
+    if (folded.length > 1) {
+      source += escapeText(whole);
+      continue;
+    }
+    for (const ch of folded) {
+      const variants = FOLDS_TO.get(ch) ?? [];
+      source += `[${[ch, ...variants].map(escapeClass).join("")}]\\p{M}*`;
+    }
   }
   return new RegExp(source, "iu");
 }

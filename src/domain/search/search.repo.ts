@@ -303,7 +303,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   const liveCounts = keptUntilChange<number>(sqlite);
   const liveCount = (org: string): number => liveCounts(org, () => number(liveCountQuery(org)));
 
-  const densePlan = createDensePlan(prepared, plan, inSomePath);
+  const densePlan = createDensePlan(prepared, plan, inSomePath, expand);
 
   /** About how many index matches `expr` has, from the rowid of its K-th (search.folders.ts chooseDriver). */
   const estimate = (expr: string): number => {
