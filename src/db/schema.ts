@@ -267,7 +267,12 @@ export const files = sqliteTable(
       t.acl_id,
     ),
     index("files_path_idx").on(t.organization_id, t.path),
-    index("files_live_name_idx").on(t.organization_id, t.is_deleted, sql`${t.name} COLLATE NOCASE`),
+    index("files_live_name_idx").on(
+      t.organization_id,
+      t.is_deleted,
+      sql`${t.name} COLLATE NOCASE`,
+      t.parent_id,
+    ),
     index("files_live_size_idx")
       .on(t.organization_id, t.size)
       .where(sql`${t.is_deleted} = 0 AND ${t.size} >= 104857600`),

@@ -4,9 +4,8 @@ import {
   bucketWalkQuery,
   lengthWalkQuery,
   namesOnlyQuery,
-  pageEndName,
-  shareUpTo,
   walkQuery,
+  walkToPage,
 } from "../../src/domain/search/search.dense.ts";
 import { LARGE_FILE_BYTES, OWN_MATCHES } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
@@ -226,13 +225,21 @@ describe("dense search plan", () => {
       denseMinHits: 1,
       denseMaxWalk: 1,
     });
-    // A term some folder's path holds ("/Movies/Amélie"): its set is the index's matches and the
-    // children of the folders holding it; by name and by date.
+    // A term some folder's path holds ("/Movies/Amélie"): by name, the name index walked, each
+    // entry's folder tested in it; by date, the walk over the set of the index's matches and the
+    // children of the folders holding it.
     for (const i of [
       { q: "amelie" },
       { q: "amelie", sort_by: "updated_at", sort_order: "desc", limit: 7 },
       { q: "amelie jpg", sort_order: "desc", limit: 20, offset: 5 },
       { q: "ame", sort_by: "created_at", limit: 3 },
+      // Under a path filter, by name: the name index walked, each entry's folder tested in it
+      // (migration 0022), terms in the folders' paths or the names; the folder's own row too.
+      { q: "o", path: "/Movies" },
+      { q: "amelie", path: "/Movies", sort_order: "desc", limit: 9, offset: 3 },
+      { q: "holiday jpg", path: "/Photos" },
+      { q: "photos", path: "/Photos", limit: 1000 },
+      { q: "e", path: "/Photos/Holiday 2019", limit: 1000 },
     ]) {
       const spec = input(i);
       const page = repo.page(org, spec, spec.limit, spec.offset);
@@ -241,9 +248,8 @@ describe("dense search plan", () => {
       expect(page.ids, JSON.stringify(i)).toEqual(exact.ids);
       expect(page.ids.length, JSON.stringify(i)).toBeGreaterThan(0);
     }
-    // A term with "/" may span a folder's name and a file's, and a path filter's rows cost more to
-    // test than the other plans: no set of them, the exact plans answer.
-    for (const i of [{ q: "ic/Björk" }, { q: "o", path: "/Movies" }]) {
+    // A term with "/" may span a folder's name and a file's: no set of it, the exact plans answer.
+    for (const i of [{ q: "ic/Björk" }, { q: "ies/Amé", path: "/Movies" }]) {
       const spec = input(i);
       const page = repo.page(org, spec, spec.limit, spec.offset);
       expect(page.plan, JSON.stringify(i)).not.toBe("dense");
@@ -337,23 +343,28 @@ describe("dense search plan by size, most files empty", () => {
 });
 
 describe("where a name walk's page ends, from the sample", () => {
-  // Ten sampled names, three of them matches, standing for 30 matches in all.
+  // Ten sampled names standing for 1000 rows, three of them matches standing for 30 matches.
   const names = ["01 a", "01 b", "01 c", "01 d", "01 e", "Beach", "DSC_1", "DSC_2", "IMG_1", "zz"];
   const hits = ["DSC_1", "IMG_1", "dsc_2"];
 
-  it("is the sampled match as far into the matches as the page, and the names up to it", () => {
-    // A page of 10 is within the first sampled match's share; 20 needs the second ("dsc_2",
-    // case-folded as SQLite's NOCASE), 30 the third; descending, from the end.
-    expect(pageEndName(hits, false, 10, 30)).toBe("dsc_1");
-    expect(pageEndName(hits, false, 20, 30)).toBe("dsc_2");
-    expect(pageEndName(hits, false, 30, 30)).toBe("img_1");
-    expect(pageEndName(hits, true, 10, 30)).toBe("img_1");
-    expect(shareUpTo(names, "dsc_1", false)).toBe(0.7);
-    expect(shareUpTo(names, "img_1", true)).toBe(0.2);
+  it("reads up to the sampled match as far into the matches as the page", () => {
+    // A page of 20 needs the second sampled match ("dsc_2", case-folded as SQLite's NOCASE): the
+    // names up to it, 8 of 10; 30 the third; descending, from "zz" down to "IMG_1".
+    expect(walkToPage(names, hits, false, 20, 30, 1000)).toBe(800);
+    expect(walkToPage(names, hits, false, 30, 30, 1000)).toBe(900);
+    expect(walkToPage(names, hits, true, 10, 30, 1000)).toBe(200);
   });
 
-  it("cannot tell past the sample's matches", () => {
-    expect(pageEndName(hits, false, 40, 30)).toBeUndefined();
-    expect(pageEndName([], false, 1, 30)).toBeUndefined();
+  it("places a page within the first sampled match's share just before it", () => {
+    // One sampled match stands for 10: a page of 5 ends halfway from one step before "DSC_1"
+    // (6 of 10 names: the next sampled match, "dsc_2", is one name after it) to it.
+    expect(walkToPage(names, hits, false, 5, 30, 1000)).toBeCloseTo(650);
+    // Matches spread from the start: halfway to the first.
+    expect(walkToPage(names, ["01 c", "DSC_1"], false, 5, 20, 1000)).toBeCloseTo(150);
+  });
+
+  it("says the whole order when the sample cannot tell", () => {
+    expect(walkToPage(names, hits, false, 40, 30, 1000)).toBe(1000);
+    expect(walkToPage(names, [], false, 1, 30, 1000)).toBe(1000);
   });
 });

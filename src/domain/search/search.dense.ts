@@ -20,7 +20,15 @@ import {
   walkOrder,
 } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
-import { nameSet, type SetOrder, setOrder, setWalkQuery, textSet } from "./search.sets.ts";
+import {
+  folderTerms,
+  folderWalkQuery,
+  idList,
+  nameSet,
+  setOrder,
+  setWalkQuery,
+  textSet,
+} from "./search.sets.ts";
 
 /**
  * The plan for dense searches: text whose matches are a sizeable share of
@@ -248,28 +256,35 @@ const inWalkOrder = (a: string, b: string, descending: boolean) =>
   (a < b ? -1 : a > b ? 1 : 0) * (descending ? -1 : 1);
 
 /**
- * The name (case-folded as SQLite's NOCASE) at which a walk in the name
- * order holds a page ending at match `need`, from the names of the
- * sample's matches (`hits`, standing for `total` matches): the sampled
- * match that far into the matches, the first one for a page within fewer
- * matches than one sampled match stands for. Undefined when the sample
- * holds too few matches to tell.
+ * About how many entries of the name order (descending or not) a walk
+ * reads to hold a page ending at match `need`, from the sample: its names
+ * (`names`, standing for `rows` rows) and those of its matches (`hits`,
+ * standing for `total` matches). The page's last match lies that far
+ * among the sampled matches (one stands for total / hits), so between two
+ * of them in the order: interpolated between their places. Before the
+ * first, the place one step before it, as far as the second is after it:
+ * matches spread evenly start near the order's start, and matches
+ * gathered late (a folder's "DSC_…" photos) just before the first sampled.
+ * `rows` when the sample holds too few matches to tell.
  */
-export function pageEndName(
+export function walkToPage(
+  names: readonly string[],
   hits: readonly string[],
   descending: boolean,
   need: number,
   total: number,
-): string | undefined {
-  const k = Math.max(1, Math.ceil((need * hits.length) / Math.max(1, total)));
-  if (k > hits.length) return undefined;
-  return hits.map(nocase).sort((a, b) => inWalkOrder(a, b, descending))[k - 1];
-}
-
-/** The share of the sampled `names` a walk in their order reads up to `end` (pageEndName), `end` included. */
-export function shareUpTo(names: readonly string[], end: string, descending: boolean): number {
-  if (names.length === 0) return 1;
-  return names.filter((n) => inWalkOrder(nocase(n), end, descending) <= 0).length / names.length;
+  rows: number,
+): number {
+  const at = (need * hits.length) / Math.max(1, total);
+  if (hits.length === 0 || at > hits.length || names.length === 0) return rows;
+  const sorted = hits.map(nocase).sort((a, b) => inWalkOrder(a, b, descending));
+  const place = (name: string) =>
+    names.filter((n) => inWalkOrder(nocase(n), name, descending) <= 0).length / names.length;
+  const i = Math.max(1, Math.ceil(at));
+  const upper = place(sorted[i - 1]!);
+  const lower =
+    i > 1 ? place(sorted[i - 2]!) : sorted.length > 1 ? Math.max(0, 2 * upper - place(sorted[1]!)) : 0;
+  return (lower + (at - (i - 1)) * (upper - lower)) * rows;
 }
 
 /**
@@ -369,12 +384,21 @@ export function expectedBucketRows(
  * or undefined when its sample says the matches are too few (their total is
  * then counted exactly) or too sparse for a short walk.
  */
-export function createDensePlan(
-  prepared: (q: Sql) => Statement,
-  options: DenseOptions,
-  inSomePath: (expr: string) => boolean,
-  expand: Expand,
-) {
+/** A live directory: its rowid, id and path. */
+export type Folder = { rowid: number; id: string; path: string };
+
+/** What the dense plan asks of the index beyond its own queries (search.repo.ts keeps the answers). */
+export interface DenseIndex {
+  /** Whether some folder's path holds an FTS expression. */
+  inSomePath: (expr: string) => boolean;
+  /** The trigrams a short term begins (search.query.ts Expand). */
+  expand: Expand;
+  /** The live directories at or under a folder (search.sets.ts foldersUnderQuery); undefined when it cannot tell. */
+  foldersUnder: (organizationId: string, path: string) => readonly Folder[] | undefined;
+}
+
+export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseOptions, index: DenseIndex) {
+  const { inSomePath, expand, foldersUnder } = index;
   const rows = (q: Sql) => prepared(q).raw(true);
   const walkBudget = (expected: number) => walkBudgetOf(expected, options.denseMaxWalk);
   /** A walk's page: its total exact when it reached the end of the matches, else the sample's estimate. */
@@ -440,29 +464,27 @@ export function createDensePlan(
   const maxRowid = () => (prepared(maxRowidQuery).get() as { n: number }).n;
 
   /**
-   * The page walking `order`'s index over the rows of `set` alone
-   * (search.sets.ts: SQLite tests each entry's rowid against the set it
-   * built, before reading its row), each row read then checked for the
+   * The page from `q`, a walk of an index in the search's order over the
+   * rows of a set alone (search.sets.ts: SQLite tests each entry against
+   * the set it built, before reading its row; rowid and key, the key a name
+   * compared case-folded when `byName`), each row read then checked for the
    * search's other conditions, until the page is held and the rows tying
    * with its last key are read; the page is then sorted in `sort` (the
    * general plan's order). Complete when the walk read every row of the
    * set; undefined when the ties past the page grow beyond SET_WALK_TIES.
    */
   const setWalk = (
-    org: string,
     spec: SearchSpec,
     limit: number,
     offset: number,
-    order: SetOrder,
-    set: Sql,
+    q: Sql,
+    byName: boolean,
     sort: Sql,
     acl?: Sql,
   ): WalkPage | undefined => {
     const need = offset + limit;
-    const q = setWalkQuery(org, order, set);
     const ok = rowOkQuery(spec, acl);
     const check = allConditions(spec, acl).sql === "1" ? undefined : prepared(ok).pluck();
-    const byName = order.key.endsWith("NOCASE");
     const found: number[] = [];
     let last: unknown;
     for (const [rowid, key] of rows(q).iterate(...q.params) as IterableIterator<[number, unknown]>) {
@@ -491,8 +513,58 @@ export function createDensePlan(
     return (
       set &&
       ((limit: number, offset: number) =>
-        setWalk(org, spec, limit, offset, order!, set, searchOrder(spec), acl))
+        setWalk(
+          spec,
+          limit,
+          offset,
+          setWalkQuery(org, order!, set),
+          spec.sortBy === "name",
+          searchOrder(spec),
+          acl,
+        ))
     );
+  };
+
+  /**
+   * By name, files too, under a path filter or with a term some folders'
+   * paths hold: the walk of the name index over the rows whose folder and
+   * name together hold every term (search.sets.ts folderWalkQuery), each
+   * entry's folder tested in the index against the folders' ids. Under a
+   * path filter the folders are its directories, each term's those whose
+   * path holds it (rowMatcher, as the sample tests rows). Undefined when a
+   * term has "/" (it may span a folder and a name), or the folders cannot
+   * be told (a path too short for the index, or not a directory's).
+   */
+  const folderPage = (
+    org: string,
+    spec: SearchSpec,
+    limit: number,
+    offset: number,
+    acl?: Sql,
+  ): WalkPage | undefined => {
+    const terms = textTerms(spec.text, MAX_TERMS);
+    if (spec.type === "directory" || terms.some((t) => t.includes("/"))) return undefined;
+    const desc = spec.sortOrder === "desc";
+    let q: Sql;
+    if (spec.path) {
+      const dirs = foldersUnder(org, spec.path);
+      const self = dirs?.find((d) => d.path === spec.path);
+      if (!dirs || !self) return undefined;
+      const perTerm = terms.map((term) => {
+        const holds = rowMatcher([term]);
+        return { term, folders: idList(dirs.filter((d) => holds(d.path, "", true)).map((d) => d.id)) };
+      });
+      const selfMatches = rowMatcher(terms)(self.path, "", true);
+      q = folderWalkQuery(org, desc, perTerm, {
+        folders: idList(dirs.map((d) => d.id)),
+        self: selfMatches ? self.rowid : undefined,
+      });
+    } else {
+      const perTerm = folderTerms(spec, inSomePath);
+      if (!perTerm) return undefined;
+      q = folderWalkQuery(org, desc, perTerm);
+    }
+    return setWalk(spec, limit, offset, q, true, searchOrder(spec), acl);
   };
 
   /** Matches in the sample, rows the sample tested, and the estimated total. */
@@ -691,7 +763,8 @@ export function createDensePlan(
       // Else the name matches from the shortest name up, short terms through the index's
       // vocabulary ("ab", "猫": the trigrams they begin); the page must lie within them.
       const set = nameSet(splitTerms(spec.text, expand));
-      const page = set && setWalk(org, spec, limit, offset, setOrder(spec)!, set, SHORTEST_FIRST, acl);
+      const walk = set && setWalkQuery(org, setOrder(spec)!, set);
+      const page = walk && setWalk(spec, limit, offset, walk, false, SHORTEST_FIRST, acl);
       return page && page.matched >= offset + limit ? { ids: page.ids, total, estimated: true } : undefined;
     }
     if (spec.sortBy === "size" && !fromLargeMinimum(spec)) {
@@ -711,6 +784,14 @@ export function createDensePlan(
       return page && answer(page, total);
     }
     if (est.walkedHits === 0) return undefined;
+    /** Entries a walk of the name order reads to hold the page, as the sample sees them (walkToPage). */
+    const toPage = () =>
+      walkToPage(est.names, est.hitNames, spec.sortOrder === "desc", offset + limit, est.total, maxRowid());
+    // By name under a path filter, the folder walk first: a name walk reads the row of every
+    // matching name to test its path, and most may lie elsewhere (".jpg" under /Photos).
+    const folderFirst =
+      spec.sortBy === "name" && spec.path ? folderPage(org, spec, limit, offset, acl) : undefined;
+    if (folderFirst) return answer(folderFirst, total);
     if (spec.sortBy === "name" && nameDecides(spec)) {
       // Names alone decide: SQLite walks the name index testing each name itself, without reading
       // rows (one is read only for a name that matches), so a long stretch of names without a
@@ -723,16 +804,22 @@ export function createDensePlan(
       // files): an entry costs ~0.15 µs there against ~0.45 testing the name, and the set ~0.6 µs
       // a match to build.
       const entries = NAMES_PER_MATCH * est.total;
-      const desc = spec.sortOrder === "desc";
-      const end = pageEndName(est.hitNames, desc, offset + limit, est.total);
-      const bound = nameAt(est.names, desc, entries / maxRowid());
-      if (end !== undefined && bound !== undefined && inWalkOrder(end, bound, desc) > 0) return undefined;
-      const walked = end === undefined ? maxRowid() : shareUpTo(est.names, end, desc) * maxRowid();
+      const walked = toPage();
+      if (walked > entries) return undefined;
       const viaSet = walked > 2 * est.total ? setPage(org, spec, est.total, acl) : undefined;
       const named = viaSet
         ? viaSet(limit, offset)
         : namesWalk(org, spec, limit, offset, entries, est.names, acl);
       return named && answer(named, total);
+    }
+    if (spec.sortBy === "name") {
+      // Under a path filter, or with a term in folders' paths, the matches gather where their
+      // folders' rows fall in the name order ("photos": none among a music library's "01. …"
+      // tracks, a sixth of the order): a walk reading each row it passes gives up there, and one
+      // testing each entry's folder in the index passes them at ~0.25 µs each.
+      const page =
+        toPage() > options.denseMaxWalk && !spec.path ? folderPage(org, spec, limit, offset, acl) : undefined;
+      if (page) return answer(page, total);
     }
     // Names, dates, or sizes from a large minimum (files_live_size_idx holds every candidate), when
     // matches are spread evenly enough over the order for a short walk reading every row it passes;

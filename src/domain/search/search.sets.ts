@@ -1,4 +1,17 @@
-import { ftsExpression, MAX_TERMS, OWN_MATCHES, pathMatches, type Sql, textTerms } from "./search.query.ts";
+import { foldText } from "./fold.ts";
+import { containsCondition } from "./search.contains.ts";
+import {
+  FOLDER_MATCHES,
+  ftsExpression,
+  MAX_TERMS,
+  OWN_MATCHES,
+  pathMatches,
+  pathRange,
+  quoted,
+  type Sql,
+  TRIGRAM_MIN,
+  textTerms,
+} from "./search.query.ts";
 import type { SearchSpec, Terms } from "./search.schemas.ts";
 
 /**
@@ -96,5 +109,94 @@ export function setWalkQuery(organizationId: string, order: SetOrder, set: Sql):
       `WHERE f.organization_id = ? AND f.is_deleted = 0 AND ${order.range} AND f.rowid IN (${set.sql}) ` +
       `ORDER BY ${order.key} ${order.dir}`,
     params: [organizationId, ...set.params],
+  };
+}
+
+/**
+ * The live directories at or under the folder `path` (rowids, ids and paths), from
+ * the FTS index's paths of directories (the folder's path as a phrase; the
+ * range then checked on each row found). Undefined for a path too short
+ * for the index.
+ */
+export function foldersUnderQuery(organizationId: string, path: string): Sql | undefined {
+  if ([...foldText(path)].length < TRIGRAM_MIN) return undefined;
+  const range = pathRange(path, true);
+  return {
+    sql:
+      "SELECT f.rowid AS rowid, f.id AS id, f.path AS path FROM files_fts JOIN files f ON f.rowid = files_fts.rowid " +
+      `WHERE files_fts MATCH ? AND f.organization_id = ? AND f.is_deleted = 0 AND f.type = 'directory' AND ${range.sql}`,
+    params: [`path : ${quoted(path)}`, organizationId, ...range.params],
+  };
+}
+
+/** A term of a folder walk: the folders whose path holds it (a subquery of ids), and the term as typed. */
+export interface FolderTerm {
+  folders: Sql;
+  term: string;
+}
+
+/** Ids as a subquery. */
+export const idList = (ids: readonly string[]): Sql => ({
+  sql: "SELECT value FROM json_each(?)",
+  params: [JSON.stringify(ids)],
+});
+
+/**
+ * Each term of `spec` with the folders whose path holds it, from the FTS
+ * index's paths of directories (FOLDER_MATCHES); none when `inSomePath`
+ * says no folder's does. Undefined when a term is too short for the index.
+ */
+export function folderTerms(
+  spec: SearchSpec,
+  inSomePath: (expr: string) => boolean,
+): FolderTerm[] | undefined {
+  const out: FolderTerm[] = [];
+  for (const term of textTerms(spec.text, MAX_TERMS)) {
+    // A short term's folders are those of up to hundreds of trigrams ("e": every folder, from
+    // ~300 doclists): more than the walk they would save.
+    if ([...term].length < TRIGRAM_MIN) return undefined;
+    const expr = quoted(term);
+    out.push({
+      term,
+      folders: inSomePath(expr) ? { sql: FOLDER_MATCHES, params: [`path : (${expr})`] } : idList([]),
+    });
+  }
+  return out;
+}
+
+/**
+ * Rowids and names of the organization's live rows in name order
+ * (files_live_name_idx, its entries alone read: the parent is in the index,
+ * migration 0022), those whose folder and name together hold every term:
+ * for each, the row's folder is one of the term's folders or its name holds
+ * it. `within`: only rows whose folder is one of its folders, or its `self`
+ * row (the path filter's own, when its path holds every term).
+ */
+export function folderWalkQuery(
+  organizationId: string,
+  descending: boolean,
+  terms: readonly FolderTerm[],
+  within?: { folders: Sql; self?: number },
+): Sql {
+  const conds: Sql[] = terms.map(({ folders, term }) => {
+    const named = containsCondition("f.name", term);
+    return {
+      sql: `(f.parent_id IN (${folders.sql}) OR ${named.sql})`,
+      params: [...folders.params, ...named.params],
+    };
+  });
+  if (within) conds.unshift({ sql: `f.parent_id IN (${within.folders.sql})`, params: within.folders.params });
+  let match: Sql = {
+    sql: conds.map((c) => c.sql).join(" AND ") || "1",
+    params: conds.flatMap((c) => c.params),
+  };
+  if (within?.self !== undefined)
+    match = { sql: `((${match.sql}) OR f.rowid = ?)`, params: [...match.params, within.self] };
+  return {
+    sql:
+      "SELECT f.rowid, f.name FROM files f INDEXED BY files_live_name_idx " +
+      `WHERE f.organization_id = ? AND f.is_deleted = 0 AND ${match.sql} ` +
+      `ORDER BY f.name COLLATE NOCASE ${descending ? "DESC" : "ASC"}`,
+    params: [organizationId, ...match.params],
   };
 }
