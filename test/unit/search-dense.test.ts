@@ -330,6 +330,10 @@ describe("dense search plan by size, most files empty", () => {
       { q: "E", sort_by: "size", sort_order: "desc", offset: 190, limit: 40 },
       { q: "emile", sort_by: "size", type: "file", offset: 5 },
       { q: "o", sort_by: "size", type: "directory", sort_order: "desc", limit: 7 },
+      // The empty files by name testing each entry's folder: a term in folders' paths, a path filter.
+      { q: "photos", sort_by: "size", offset: 10, limit: 20 },
+      { q: "music flac", sort_by: "size", sort_order: "desc", offset: 190, limit: 30 },
+      { q: "music", path: "/Music", sort_by: "size", offset: 40, limit: 60 },
     ];
     for (const i of cases) {
       const spec = input(i);

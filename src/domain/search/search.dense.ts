@@ -669,6 +669,25 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
   };
 
   /**
+   * The first `limit` matches of `spec` by name (a size's rows, for bySize),
+   * walking the name index without reading the rows it passes where it can:
+   * testing the names when they alone decide (namesWalk, to the end of the
+   * order if need be), else each entry's folder (folderPage); else reading
+   * every row passed, up to `budget`.
+   */
+  const nameWalkOf = (
+    org: string,
+    spec: SearchSpec,
+    limit: number,
+    budget: number,
+    test: (c: Tested) => boolean,
+    acl?: Sql,
+  ): WalkPage | undefined =>
+    nameDecides(spec)
+      ? namesWalk(org, spec, limit, 0, Number.POSITIVE_INFINITY, [], acl)
+      : (folderPage(org, spec, limit, 0, acl) ?? walk(org, spec, limit, 0, budget, test, acl));
+
+  /**
    * By size: reads files_live_size_bucket_idx a bucket at a time in the
    * sort's direction, keeping each bucket's matches, until the buckets read
    * hold the page; the page is then sorted from them. A bucket of a single
@@ -715,7 +734,14 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
           // Every row of this size ties on size: the rest of the page is its first matches by name.
           const want = need - done.length;
           const sizeOnly = { ...spec, sortBy: "name" as const, minSize: size, maxSize: size };
-          const named = walk(org, sizeOnly, want, 0, walkBudget((want * sized.length) / seenHits), test, acl);
+          const named = nameWalkOf(
+            org,
+            sizeOnly,
+            want,
+            walkBudget((want * sized.length) / seenHits),
+            test,
+            acl,
+          );
           if (named && named.ids.length === want) {
             const head = pageOf(order, done, Math.min(limit, Math.max(0, done.length - offset)), offset);
             const tail = named.ids.slice(Math.max(0, offset - done.length));
