@@ -109,8 +109,13 @@ describe("dense search plan", () => {
     { q: "e", sort_by: "updated_at", limit: 1000 },
     { q: "amelie", sort_by: "created_at", sort_order: "desc", limit: 9, offset: 4 },
     { q: "jpg", sort_by: "created_at", start_date: "2001-09-20T00:00:00.000Z", limit: 40 },
-    // By relevance, pages within the rows whose name holds every term.
+    // By relevance, pages within the rows whose name holds every term; past them ("movies": a
+    // folder's name), the rows matching through their folders' paths, from the shortest name up.
     { q: "amelie", sort_by: "relevance", limit: 5 },
+    { q: "movies amelie", sort_by: "relevance" },
+    { q: "photos", sort_by: "relevance", offset: 10, limit: 20 },
+    { q: "amelie", sort_by: "relevance", limit: 1000 },
+    { q: "zo", sort_by: "relevance", limit: 1000 },
     { q: "jpg img", sort_by: "relevance", offset: 20, limit: 10 },
     // Terms too short for the index: from the shortest names up (files_live_length_idx).
     { q: "e", sort_by: "relevance", limit: 5 },
@@ -118,13 +123,10 @@ describe("dense search plan", () => {
     { q: "É", sort_by: "relevance", limit: 40 },
     { q: "1 jpg", sort_by: "relevance", offset: 7, limit: 9 },
   ];
-  /** Pages the dense plan leaves to the exact plans: past the name matches by relevance. */
+  /** Pages the dense plan leaves to the exact plans. */
   const declined: Record<string, unknown>[] = [
     // Names alone decide, but the matches ("🎉 party …") lie past the names the walk may read.
     { q: "party", min_size: 5000, max_size: 80_000, limit: 5, offset: 2 },
-    { q: "movies amelie", sort_by: "relevance" },
-    { q: "amelie", sort_by: "relevance", limit: 1000 },
-    { q: "zo", sort_by: "relevance", limit: 1000 },
   ];
 
   it("gives the general plan's pages, and its totals when the sample covers the table", () => {
@@ -240,6 +242,10 @@ describe("dense search plan", () => {
       { q: "holiday jpg", path: "/Photos" },
       { q: "photos", path: "/Photos", limit: 1000 },
       { q: "e", path: "/Photos/Holiday 2019", limit: 1000 },
+      // By relevance past the names holding the terms: the walk of the names' lengths over the set
+      // of every match.
+      { q: "photos", sort_by: "relevance", limit: 30 },
+      { q: "movies amelie", sort_by: "relevance", offset: 5 },
     ]) {
       const spec = input(i);
       const page = repo.page(org, spec, spec.limit, spec.offset);

@@ -225,6 +225,8 @@ export interface DenseAnswer {
 type Candidate = [id: string, path: string, name: string, dir: number, ok: number, w: number, size: number];
 /** A walk's page: the ids, how many matches it saw, and whether it reached the end of them. */
 type WalkPage = { ids: string[]; matched: number; complete: boolean };
+/** A set walk's page, with the rowids of every match it saw. */
+type SetWalkPage = WalkPage & { rows: number[] };
 /** The columns a row's test reads, at the same places in Candidate and BySize rows. */
 type Tested = readonly [unknown, path: string, name: string, dir: number, ok: number, ...unknown[]];
 type ByLength = [rowid: number, path: string, name: string, dir: number, ok: number, len: number];
@@ -481,7 +483,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     byName: boolean,
     sort: Sql,
     acl?: Sql,
-  ): WalkPage | undefined => {
+  ): SetWalkPage | undefined => {
     const need = offset + limit;
     const ok = rowOkQuery(spec, acl);
     const check = allConditions(spec, acl).sql === "1" ? undefined : prepared(ok).pluck();
@@ -490,13 +492,18 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     for (const [rowid, key] of rows(q).iterate(...q.params) as IterableIterator<[number, unknown]>) {
       const k = byName ? nocase(key as string) : key;
       if (found.length >= need && k !== last)
-        return { ids: pageOf(sort, found, limit, offset), matched: found.length, complete: false };
+        return {
+          ids: pageOf(sort, found, limit, offset),
+          matched: found.length,
+          complete: false,
+          rows: found,
+        };
       if (check && check.get(rowid, ...ok.params) === undefined) continue;
       if (found.length >= need + SET_WALK_TIES) return undefined;
       found.push(rowid);
       last = k;
     }
-    return { ids: pageOf(sort, found, limit, offset), matched: found.length, complete: true };
+    return { ids: pageOf(sort, found, limit, offset), matched: found.length, complete: true, rows: found };
   };
 
   /**
@@ -627,38 +634,55 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
   };
 
   /**
-   * By relevance with terms too short for the index: the page among the rows
-   * whose name holds every term, read from the shortest names up until the
-   * names of one length are done with enough of them; undefined past the
-   * walk's budget, or when the page reaches past those rows.
+   * By relevance: the rowids of the first `want` rows passing `test`, read
+   * from the shortest names up until the names of one length are done with
+   * enough of them (or the rows run out: fewer then); undefined past the
+   * walk's budget.
    */
   const shortest = (
     org: string,
     spec: SearchSpec,
-    limit: number,
-    offset: number,
+    want: number,
     budget: number,
     test: (c: ByLength) => boolean,
     acl?: Sql,
-  ): string[] | undefined => {
+  ): number[] | undefined => {
     const q = lengthWalkQuery(org, spec, acl);
     const found: number[] = [];
     let walked = 0;
     let len = -1;
-    let complete = true;
     for (const c of rows(q).iterate(...q.params) as IterableIterator<ByLength>) {
       if (c[5] !== len) {
-        if (found.length >= offset + limit) {
-          complete = false;
-          break;
-        }
+        if (found.length >= want) return found;
         len = c[5];
       }
       if (++walked > budget) return undefined;
       if (test(c)) found.push(c[0]);
     }
-    if (complete && found.length < offset + limit) return undefined;
-    return pageOf(SHORTEST_FIRST, found, limit, offset);
+    return found;
+  };
+
+  /**
+   * By relevance, the matches whose names do not hold every term (`named`
+   * are those that do) among the first `need` matches from the shortest
+   * name up: the walk of files_live_length_idx over the set of every match
+   * (textSet; undefined without one, or past SET_MAX_MATCHES).
+   */
+  const pastNames = (
+    org: string,
+    spec: SearchSpec,
+    need: number,
+    named: ReadonlySet<number>,
+    estimated: number,
+    acl?: Sql,
+  ): number[] | undefined => {
+    const set =
+      estimated <= SET_MAX_MATCHES
+        ? textSet(org, spec, splitTerms(spec.text, expand), inSomePath)
+        : undefined;
+    const page =
+      set && setWalk(spec, need, 0, setWalkQuery(org, setOrder(spec)!, set), false, SHORTEST_FIRST, acl);
+    return page?.rows.filter((r) => !named.has(r));
   };
 
   /** The page `offset`, `limit` of the rows `rowids`, in `order`. */
@@ -771,27 +795,44 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     if (!est || est.hits < options.denseMinHits || est.total <= options.denseMinTotal) return undefined;
     const total = Math.max(est.total, offset + limit);
     if (spec.sortBy === "relevance") {
+      // Rows whose name holds every term come first (tested as a directory whose path is its name:
+      // a term with "/" never is; the path, which ends with the name, then holds them too).
+      const inName = (c: ByLength) => matches(c[2], c[2], true);
       // Terms too short for the index: from the shortest names up, which finds a common one's
       // page at once.
       if (termsOf(spec).short.length > 0) {
-        const named = rowMatcher(textTerms(spec.text, MAX_TERMS));
-        // Every term in the name (tested as a directory whose path is its name: a term with "/"
-        // never is); the path, which ends with the name, then holds them too.
-        const holds = (c: ByLength) => c[4] === 1 && named(c[2], c[2], true);
         // The general plan reads every match: walking up to an eighth of them costs little when
         // the walk gives up.
         const budget = Math.max(2 * options.denseMaxWalk, est.total / 8);
-        const ids = shortest(org, spec, limit, offset, budget, holds, acl);
-        if (ids) return { ids, total, estimated: true };
+        const found = shortest(org, spec, offset + limit, budget, (c) => c[4] === 1 && inName(c), acl);
+        if (found && found.length >= offset + limit)
+          return { ids: pageOf(SHORTEST_FIRST, found, limit, offset), total, estimated: true };
         // Beyond a set's reach, the exact plans.
         if (est.total > SET_MAX_MATCHES) return undefined;
       }
       // Else the name matches from the shortest name up, short terms through the index's
-      // vocabulary ("ab", "猫": the trigrams they begin); the page must lie within them.
+      // vocabulary ("ab", "猫": the trigrams they begin).
       const set = nameSet(splitTerms(spec.text, expand));
       const walk = set && setWalkQuery(org, setOrder(spec)!, set);
       const page = walk && setWalk(spec, limit, offset, walk, false, SHORTEST_FIRST, acl);
-      return page && page.matched >= offset + limit ? { ids: page.ids, total, estimated: true } : undefined;
+      if (!page) return undefined;
+      if (page.matched >= offset + limit) return { ids: page.ids, total, estimated: true };
+      // The page reaches past them (a word of folders' names, "photos": few names hold it). The
+      // rest are the matches through their folders' paths alone, from the shortest name up.
+      const want = offset + limit - page.matched;
+      const viaPath = (c: ByLength) => c[4] === 1 && matches(c[1], c[2], c[3] === 1) && !inName(c);
+      const rest =
+        shortest(org, spec, want, walkBudget((want * maxRowid()) / est.total), viaPath, acl) ??
+        pastNames(org, spec, offset + limit, new Set(page.rows), est.total, acl);
+      if (!rest) return undefined;
+      const ids = [
+        ...pageOf(SHORTEST_FIRST, page.rows, page.matched, 0),
+        ...pageOf(SHORTEST_FIRST, rest, rest.length, 0),
+      ];
+      // Fewer than asked for: every match was read, and counted.
+      return rest.length < want
+        ? { ids: ids.slice(offset, offset + limit), total: ids.length, estimated: false }
+        : { ids: ids.slice(offset, offset + limit), total, estimated: true };
     }
     if (spec.sortBy === "size" && !fromLargeMinimum(spec)) {
       // Largest first, the large files' index in exact order fills a page at once when they hold it
