@@ -597,7 +597,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         const hit = test(c);
         if (hit) count.hits++;
         if (spec.sortBy === "size") count.sized.push([sizeBucketOf(c[6]), c[6], hit]);
-        if (spec.sortBy === "name") count.names.push(c[2]);
+        if (spec.sortBy === "name" || spec.sortBy === "size") count.names.push(c[2]);
         if (spec.sortBy === "name" && hit) count.hitNames.push(c[2]);
         if (c[5] !== 1) continue;
         count.walked++;
@@ -695,8 +695,9 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
   /**
    * The first `limit` matches of `spec` by name (a size's rows, for bySize),
    * walking the name index without reading the rows it passes where it can:
-   * testing the names when they alone decide (namesWalk, to the end of the
-   * order if need be), else each entry's folder (folderPage); else reading
+   * testing the names when they alone decide (namesWalk, as far as
+   * NAMES_PER_MATCH names for each of the `matches` the sample expects,
+   * `names` its names), else each entry's folder (folderPage); else reading
    * every row passed, up to `budget`.
    */
   const nameWalkOf = (
@@ -705,10 +706,11 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     limit: number,
     budget: number,
     test: (c: Tested) => boolean,
+    sample: { names: readonly string[]; matches: number },
     acl?: Sql,
   ): WalkPage | undefined =>
     nameDecides(spec)
-      ? namesWalk(org, spec, limit, 0, Number.POSITIVE_INFINITY, [], acl)
+      ? namesWalk(org, spec, limit, 0, NAMES_PER_MATCH * sample.matches, sample.names, acl)
       : (folderPage(org, spec, limit, 0, acl) ?? walk(org, spec, limit, 0, budget, test, acl));
 
   /**
@@ -729,6 +731,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     budget: number,
     test: (c: Tested) => boolean,
     sized: readonly Sized[],
+    names: readonly string[],
     acl?: Sql,
   ): WalkPage | undefined => {
     const need = offset + limit;
@@ -758,12 +761,14 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
           // Every row of this size ties on size: the rest of the page is its first matches by name.
           const want = need - done.length;
           const sizeOnly = { ...spec, sortBy: "name" as const, minSize: size, maxSize: size };
+          const matches = (seenHits * maxRowid()) / sized.length;
           const named = nameWalkOf(
             org,
             sizeOnly,
             want,
             walkBudget((want * sized.length) / seenHits),
             test,
+            { names, matches },
             acl,
           );
           if (named && named.ids.length === want) {
@@ -847,7 +852,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const most = Math.max(est.total / 2, 2 * options.denseMaxWalk);
       if (expectedBucketRows(est.sized, spec.sortOrder === "desc", offset + limit, maxRowid()) > most)
         return undefined;
-      const page = bySize(org, spec, limit, offset, most, test, est.sized, acl);
+      const page = bySize(org, spec, limit, offset, most, test, est.sized, est.names, acl);
       return page && answer(page, total);
     }
     if (est.walkedHits === 0) return undefined;
