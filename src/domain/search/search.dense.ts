@@ -574,8 +574,13 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     return setWalk(spec, limit, offset, q, true, searchOrder(spec), acl);
   };
 
-  /** Matches in the sample, rows the sample tested, and the estimated total. */
-  const estimate = (org: string, spec: SearchSpec, test: (c: Tested) => boolean, acl?: Sql) => {
+  /**
+   * Matches in the sample (rows passing `test`, their text matching and
+   * their other conditions too), rows the sample tested, the estimated
+   * total, and the estimated matches of the text alone (`textMatches`: a
+   * set of matches holds them all, whatever the other conditions).
+   */
+  const estimate = (org: string, spec: SearchSpec, text: (c: Tested) => boolean, acl?: Sql) => {
     const max = maxRowid();
     const starts = sampleStarts(max);
     // A quarter of the windows first: no match there, and the search is sparse enough for the
@@ -584,6 +589,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     const rest = starts.filter((_, i) => i % 4 !== 0);
     const count = {
       hits: 0,
+      textHits: 0,
       walked: 0,
       walkedHits: 0,
       sized: [] as Sized[],
@@ -594,7 +600,9 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const q = sampleQuery(org, spec, windows, acl);
       // all(), not iterate(): a row handed over at once costs a third of one stepped to.
       for (const c of rows(q).all(...q.params) as Candidate[]) {
-        const hit = test(c);
+        const inText = text(c);
+        const hit = inText && c[4] === 1;
+        if (inText) count.textHits++;
         if (hit) count.hits++;
         if (spec.sortBy === "size") count.sized.push([sizeBucketOf(c[6]), c[6], hit]);
         if (spec.sortBy === "name" || spec.sortBy === "size") count.names.push(c[2]);
@@ -607,7 +615,12 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     read(first);
     if (count.hits === 0) return undefined;
     if (rest.length > 0) read(rest);
-    return { ...count, total: Math.round((count.hits * max) / Math.max(1, sampledRowids(starts, max))) };
+    const scale = max / Math.max(1, sampledRowids(starts, max));
+    return {
+      ...count,
+      total: Math.round(count.hits * scale),
+      textMatches: Math.round(count.textHits * scale),
+    };
   };
 
   /** The page walking the order's index, or undefined past the walk's budget. */
@@ -795,8 +808,9 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     acl?: Sql,
   ): DenseAnswer | undefined => {
     const matches = rowMatcher(textTerms(spec.text, MAX_TERMS));
-    const test = (c: Tested) => c[4] === 1 && matches(c[1], c[2], c[3] === 1);
-    const est = estimate(org, spec, test, acl);
+    const inText = (c: Tested) => matches(c[1], c[2], c[3] === 1);
+    const test = (c: Tested) => c[4] === 1 && inText(c);
+    const est = estimate(org, spec, inText, acl);
     if (!est || est.hits < options.denseMinHits || est.total <= options.denseMinTotal) return undefined;
     const total = Math.max(est.total, offset + limit);
     if (spec.sortBy === "relevance") {
@@ -813,7 +827,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         if (found && found.length >= offset + limit)
           return { ids: pageOf(SHORTEST_FIRST, found, limit, offset), total, estimated: true };
         // Beyond a set's reach, the exact plans.
-        if (est.total > SET_MAX_MATCHES) return undefined;
+        if (est.textMatches > SET_MAX_MATCHES) return undefined;
       }
       // Else the name matches from the shortest name up, short terms through the index's
       // vocabulary ("ab", "猫": the trigrams they begin).
@@ -828,7 +842,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const viaPath = (c: ByLength) => c[4] === 1 && matches(c[1], c[2], c[3] === 1) && !inName(c);
       const rest =
         shortest(org, spec, want, walkBudget((want * maxRowid()) / est.total), viaPath, acl) ??
-        pastNames(org, spec, offset + limit, new Set(page.rows), est.total, acl);
+        pastNames(org, spec, offset + limit, new Set(page.rows), est.textMatches, acl);
       if (!rest) return undefined;
       const ids = [
         ...pageOf(SHORTEST_FIRST, page.rows, page.matched, 0),
@@ -878,7 +892,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const entries = NAMES_PER_MATCH * est.total;
       const walked = toPage();
       if (walked > entries) return undefined;
-      const viaSet = walked > 2 * est.total ? setPage(org, spec, est.total, acl) : undefined;
+      const viaSet = walked > 2 * est.total ? setPage(org, spec, est.textMatches, acl) : undefined;
       const named = viaSet
         ? viaSet(limit, offset)
         : namesWalk(org, spec, limit, offset, entries, est.names, acl);
@@ -902,7 +916,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         ? walk(org, spec, limit, offset, walkBudget(expectedWalk), test, acl)
         : undefined;
     if (page) return answer(page, total);
-    const viaSet = setPage(org, spec, est.total, acl)?.(limit, offset);
+    const viaSet = setPage(org, spec, est.textMatches, acl)?.(limit, offset);
     return viaSet && answer(viaSet, total);
   };
 }
