@@ -53,9 +53,13 @@ import {
  *   size holding many rows is walked by name instead (its rows' order).
  *   By relevance, rows
  *   whose name holds every term come first (search.query.ts relevanceOrder),
- *   shortest names first: a page within them is read from the FTS index's
- *   name matches alone, or, for terms too short for the index, from the
- *   shortest names up (files_live_length_idx).
+ *   shortest names first (files_live_length_idx), then the other matches.
+ *   Where a walk reading each row it passes would give up (the matches
+ *   gather late in the order), walks that read no row they pass: over the
+ *   names, tested in SQL, when names alone decide; by name, over each
+ *   entry's folder, tested in the index (a path filter, or terms in
+ *   folders' paths); or over the set of every match SQLite builds once
+ *   from the FTS index (search.sets.ts).
  *
  * The order and tie-breaks are the general plan's (search.query.ts
  * searchOrder), so a page is the same rows in the same order.
