@@ -58,7 +58,14 @@ describe("folder-subtree search plan", () => {
 
   // Considered at any number of matches here (the library is small): the folder's rows decide.
   const subtree = () =>
-    createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, large: false, subtreeMinMatches: 1 });
+    createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      dense: false,
+      broad: false,
+      large: false,
+      sizes: false,
+      subtreeMinMatches: 1,
+    });
   const general = () =>
     createSearchRepo(db, {
       ...DEFAULT_PLAN,
@@ -66,6 +73,7 @@ describe("folder-subtree search plan", () => {
       broad: false,
       folders: false,
       large: false,
+      sizes: false,
       subtree: false,
     });
 
