@@ -80,6 +80,8 @@ const SUBTREE_ROWS_PER_MATCH = 2;
  * the other plans took 120-390.
  */
 const SIZE_RANGE_ROWS_PER_MATCH = 4;
+/** Directories the folder walk's lists keep at most, summed (~150 bytes each: ~15 MB a search thread). */
+const FOLDERS_KEPT = 100_000;
 /** Past every code point: the end of a range of terms beginning with a prefix. */
 const LAST = String.fromCodePoint(0x10ffff);
 
@@ -154,17 +156,32 @@ export interface SearchPage {
 
 /**
  * Values computed by key and kept until the database changes (changeWatch),
- * at most 256 at once: `get(key, compute)`.
+ * at most 256 at once, and, with `bound`, at most `bound.most` of their
+ * summed weight: `get(key, compute)`.
  */
-function keptUntilChange<V>(sqlite: Database.Database): (key: string, compute: () => V) => V {
+export function keptUntilChange<V>(
+  sqlite: Database.Database,
+  bound?: { weight: (value: V) => number; most: number },
+): (key: string, compute: () => V) => V {
   const seen = changeWatch(sqlite);
   const kept = new Map<string, V>();
+  let weight = 0;
   return (key, compute) => {
-    if (seen.changed()) kept.clear();
+    if (seen.changed()) {
+      kept.clear();
+      weight = 0;
+    }
     if (kept.has(key)) return kept.get(key) as V;
-    if (kept.size >= 256) kept.clear();
     const value = compute();
+    const w = bound?.weight(value) ?? 0;
+    // A value heavier than the bound alone is not kept.
+    if (bound && w > bound.most) return value;
+    if (kept.size >= 256 || (bound && weight + w > bound.most)) {
+      kept.clear();
+      weight = 0;
+    }
     kept.set(key, value);
+    weight += w;
     return value;
   };
 }
@@ -324,9 +341,14 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   /**
    * The live directories at or under a folder, kept until the database
    * changes: found through the FTS index's paths of directories, ~20 ms for
-   * 8k directories at 1M rows (search.sets.ts foldersUnderQuery).
+   * 8k directories at 1M rows (search.sets.ts foldersUnderQuery). At most
+   * FOLDERS_KEPT directories are kept, summed over the folders: a user
+   * asking under many big folders cannot grow a search thread's memory.
    */
-  const folders = keptUntilChange<readonly Folder[] | undefined>(sqlite);
+  const folders = keptUntilChange<readonly Folder[] | undefined>(sqlite, {
+    weight: (dirs) => dirs?.length ?? 0,
+    most: FOLDERS_KEPT,
+  });
   const foldersUnder = (org: string, path: string) =>
     folders(`${org} ${path}`, () => {
       const q = foldersUnderQuery(org, path);
