@@ -10,7 +10,7 @@ import {
 import { LARGE_FILE_BYTES, OWN_MATCHES } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.service.ts";
-import { setOrder, setWalkQuery } from "../../src/domain/search/search.sets.ts";
+import { folderMatch, idList, inSet, setOrder, setWalkQuery } from "../../src/domain/search/search.sets.ts";
 import { newId } from "../../src/platform/ids.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
@@ -188,12 +188,20 @@ describe("dense search plan", () => {
       [{ q: "o", sort_by: "relevance" }, "files_live_length_idx"],
       [{ q: "o" }, "files_live_name_idx"],
     ] as const) {
-      const set = { sql: OWN_MATCHES, params: ['"jpg"'] };
+      const set = inSet({ sql: OWN_MATCHES, params: ['"jpg"'] });
       const walk = planOf(setWalkQuery(org, setOrder(input(i))!, set));
       expect(walk, JSON.stringify(i)).toContain(index);
       expect(walk, JSON.stringify(i)).toContain("LIST SUBQUERY");
       expect(walk, JSON.stringify(i)).not.toContain("TEMP B-TREE");
     }
+    // The folder walk tests each entry's folder and name in the name index alone (migration 0022).
+    const folders = folderMatch([{ term: "jpg", folders: idList(["x"]) }, { term: "img" }], {
+      folders: idList(["y"]),
+      self: 1,
+    });
+    const byFolder = planOf(setWalkQuery(org, setOrder(input({ q: "jpg img" }))!, folders));
+    expect(byFolder).toContain("COVERING INDEX files_live_name_idx");
+    expect(byFolder).not.toContain("TEMP B-TREE");
     const byLength = planOf(lengthWalkQuery(org, input({ q: "o", sort_by: "relevance" })));
     expect(byLength).toContain("files_live_length_idx");
     // The walk reads the index in its order: no sort of every row.

@@ -21,9 +21,10 @@ import {
 } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 import {
+  folderMatch,
   folderTerms,
-  folderWalkQuery,
   idList,
+  inSet,
   nameSet,
   setOrder,
   setWalkQuery,
@@ -244,6 +245,10 @@ type BySize = [
   bucket: number,
 ];
 
+/** Names in a walk's order: -1, 0 or 1 as `a` comes before, with or after `b` (case-folded already). */
+const inWalkOrder = (a: string, b: string, descending: boolean) =>
+  (a < b ? -1 : a > b ? 1 : 0) * (descending ? -1 : 1);
+
 /**
  * The sampled name about `share` of the way into the name order (descending
  * or not): where a walk of that share of the rows ends, near enough (the
@@ -252,14 +257,9 @@ type BySize = [
  */
 export function nameAt(names: readonly string[], descending: boolean, share: number): string | undefined {
   if (share >= 1 || names.length === 0) return undefined;
-  const sorted = names.map(nocase).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  if (descending) sorted.reverse();
+  const sorted = names.map(nocase).sort((a, b) => inWalkOrder(a, b, descending));
   return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
 }
-
-/** Names in a walk's order: -1, 0 or 1 as `a` comes before, with or after `b` (case-folded already). */
-const inWalkOrder = (a: string, b: string, descending: boolean) =>
-  (a < b ? -1 : a > b ? 1 : 0) * (descending ? -1 : 1);
 
 /**
  * About how many entries of the name order (descending or not) a walk
@@ -385,11 +385,6 @@ export function expectedBucketRows(
   return rows;
 }
 
-/**
- * The dense plan over prepared statements: a function answering one page,
- * or undefined when its sample says the matches are too few (their total is
- * then counted exactly) or too sparse for a short walk.
- */
 /** A live directory: its rowid, id and path. */
 export type Folder = { rowid: number; id: string; path: string };
 
@@ -403,6 +398,11 @@ export interface DenseIndex {
   foldersUnder: (organizationId: string, path: string) => readonly Folder[] | undefined;
 }
 
+/**
+ * The dense plan over prepared statements: a function answering one page,
+ * or undefined when its sample says the matches are too few (their total is
+ * then counted exactly) or too sparse for a short walk.
+ */
 export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseOptions, index: DenseIndex) {
   const { inSomePath, expand, foldersUnder } = index;
   const rows = (q: Sql) => prepared(q).raw(true);
@@ -511,24 +511,31 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
   };
 
   /**
-   * By name or date, the set walk over every match of the search's text
-   * (textSet), when it has one and the sample expects at most
-   * SET_MAX_MATCHES; else undefined.
+   * The set of every match of the search's text (textSet), as a condition
+   * for a set walk; undefined without one, past SET_MAX_MATCHES matches of
+   * the text the sample expects (`estimated`), or under a path filter:
+   * testing its rows' paths (files_path_idx, ~0.3 µs a row before any term
+   * is tested; a GLOB for accents several times that) cost more than the
+   * other plans.
    */
+  const matchSet = (org: string, spec: SearchSpec, estimated: number): Sql | undefined => {
+    if (spec.path || estimated > SET_MAX_MATCHES) return undefined;
+    const set = textSet(org, spec.text, splitTerms(spec.text, expand), inSomePath);
+    return set && inSet(set);
+  };
+
+  /** By name or date, the set walk over every match of the search's text (matchSet), when it has one. */
   const setPage = (org: string, spec: SearchSpec, estimated: number, acl?: Sql) => {
     const order = setOrder(spec);
-    const set =
-      order && estimated <= SET_MAX_MATCHES
-        ? textSet(org, spec, splitTerms(spec.text, expand), inSomePath)
-        : undefined;
+    const match = order && matchSet(org, spec, estimated);
     return (
-      set &&
+      match &&
       ((limit: number, offset: number) =>
         setWalk(
           spec,
           limit,
           offset,
-          setWalkQuery(org, order!, set),
+          setWalkQuery(org, order!, match),
           spec.sortBy === "name",
           searchOrder(spec),
           acl,
@@ -540,7 +547,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    * By name, files too, under a path filter or with a term some folders'
    * paths hold: the walk of the name index over the rows whose folder and
    * name together hold every term (search.sets.ts folderWalkQuery), each
-   * entry's folder tested in the index against the folders' ids. Under a
+   * entry's folder tested in the index against the folders' ids (folderMatch). Under a
    * path filter the folders are its directories, each term's those whose
    * path holds it (rowMatcher, as the sample tests rows). Undefined when a
    * term has "/" (it may span a folder and a name), or the folders cannot
@@ -555,8 +562,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
   ): WalkPage | undefined => {
     const terms = textTerms(spec.text, MAX_TERMS);
     if (spec.type === "directory" || terms.some((t) => t.includes("/"))) return undefined;
-    const desc = spec.sortOrder === "desc";
-    let q: Sql;
+    let match: Sql;
     if (spec.path) {
       const dirs = foldersUnder(org, spec.path);
       const self = dirs?.find((d) => d.path === spec.path);
@@ -566,16 +572,24 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         return { term, folders: idList(dirs.filter((d) => holds(d.path, "", true)).map((d) => d.id)) };
       });
       const selfMatches = rowMatcher(terms)(self.path, "", true);
-      q = folderWalkQuery(org, desc, perTerm, {
+      match = folderMatch(perTerm, {
         folders: idList(dirs.map((d) => d.id)),
         self: selfMatches ? self.rowid : undefined,
       });
     } else {
-      const perTerm = folderTerms(spec, inSomePath);
+      const perTerm = folderTerms(spec.text, inSomePath);
       if (!perTerm) return undefined;
-      q = folderWalkQuery(org, desc, perTerm);
+      match = folderMatch(perTerm);
     }
-    return setWalk(spec, limit, offset, q, true, searchOrder(spec), acl);
+    return setWalk(
+      spec,
+      limit,
+      offset,
+      setWalkQuery(org, setOrder(spec)!, match),
+      true,
+      searchOrder(spec),
+      acl,
+    );
   };
 
   /**
@@ -683,7 +697,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    * By relevance, the matches whose names do not hold every term (`named`
    * are those that do) among the first `need` matches from the shortest
    * name up: the walk of files_live_length_idx over the set of every match
-   * (textSet; undefined without one, or past SET_MAX_MATCHES).
+   * (matchSet; undefined without one).
    */
   const pastNames = (
     org: string,
@@ -693,12 +707,9 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     estimated: number,
     acl?: Sql,
   ): number[] | undefined => {
-    const set =
-      estimated <= SET_MAX_MATCHES
-        ? textSet(org, spec, splitTerms(spec.text, expand), inSomePath)
-        : undefined;
+    const match = matchSet(org, spec, estimated);
     const page =
-      set && setWalk(spec, need, 0, setWalkQuery(org, setOrder(spec)!, set), false, SHORTEST_FIRST, acl);
+      match && setWalk(spec, need, 0, setWalkQuery(org, setOrder(spec)!, match), false, SHORTEST_FIRST, acl);
     return page?.rows.filter((r) => !named.has(r));
   };
 
@@ -836,8 +847,8 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // Else the name matches from the shortest name up, short terms through the index's
       // vocabulary ("ab", "猫": the trigrams they begin).
       const set = nameSet(splitTerms(spec.text, expand));
-      const walk = set && setWalkQuery(org, setOrder(spec)!, set);
-      const page = walk && setWalk(spec, limit, offset, walk, false, SHORTEST_FIRST, acl);
+      const byLength = set && setWalkQuery(org, setOrder(spec)!, inSet(set));
+      const page = byLength && setWalk(spec, limit, offset, byLength, false, SHORTEST_FIRST, acl);
       if (!page) return undefined;
       if (page.matched >= offset + limit) return { ids: page.ids, total, estimated: true };
       // The page reaches past them (a word of folders' names, "photos": few names hold it). The
@@ -877,39 +888,38 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     /** Entries a walk of the name order reads to hold the page, as the sample sees them (walkToPage). */
     const toPage = () =>
       walkToPage(est.names, est.hitNames, spec.sortOrder === "desc", offset + limit, est.total, maxRowid());
-    // By name under a path filter, the folder walk first: a name walk reads the row of every
-    // matching name to test its path, and most may lie elsewhere (".jpg" under /Photos).
-    const folderFirst =
-      spec.sortBy === "name" && spec.path ? folderPage(org, spec, limit, offset, acl) : undefined;
-    if (folderFirst) return answer(folderFirst, total);
-    if (spec.sortBy === "name" && nameDecides(spec)) {
-      // Names alone decide: SQLite walks the name index testing each name itself, without reading
-      // rows (one is read only for a name that matches), so a long stretch of names without a
-      // match ("mkv" after a music library's "01. …" tracks) costs a fraction of a row read each:
-      // ~0.3 µs, against ~4 µs a match for the exact plans, so a walk of eight names a match the
-      // sample expects costs them little when it gives up.
-      // A walk the sample says ends past that ("dsc0" by name descending: its names near the end
-      // of the order) is left to the exact plans at once. One it says reads more than twice as
-      // many names as there are matches walks their set instead ("tar.gz" in a library of empty
-      // files): an entry costs ~0.15 µs there against ~0.45 testing the name, and the set ~0.6 µs
-      // a match to build.
-      const entries = NAMES_PER_MATCH * est.total;
-      const walked = toPage();
-      if (walked > entries) return undefined;
-      const viaSet = walked > 2 * est.total ? setPage(org, spec, est.textMatches, acl) : undefined;
-      const named = viaSet
-        ? viaSet(limit, offset)
-        : namesWalk(org, spec, limit, offset, entries, est.names, acl);
-      return named && answer(named, total);
-    }
     if (spec.sortBy === "name") {
-      // Under a path filter, or with a term in folders' paths, the matches gather where their
-      // folders' rows fall in the name order ("photos": none among a music library's "01. …"
-      // tracks, a sixth of the order): a walk reading each row it passes gives up there, and one
-      // testing each entry's folder in the index passes them at ~0.25 µs each.
-      const page =
-        toPage() > options.denseMaxWalk && !spec.path ? folderPage(org, spec, limit, offset, acl) : undefined;
-      if (page) return answer(page, total);
+      // Under a path filter, the folder walk first: a name walk reads the row of every matching
+      // name to test its path, and most may lie elsewhere (".jpg" under /Photos).
+      const underPath = spec.path ? folderPage(org, spec, limit, offset, acl) : undefined;
+      if (underPath) return answer(underPath, total);
+      if (nameDecides(spec)) {
+        // Names alone decide: SQLite walks the name index testing each name itself, without
+        // reading rows (one is read only for a name that matches), so a long stretch of names
+        // without a match ("mkv" after a music library's "01. …" tracks) costs a fraction of a row
+        // read each: ~0.3 µs, against ~4 µs a match for the exact plans, so a walk of eight names
+        // a match the sample expects costs them little when it gives up.
+        // A walk the sample says ends past that ("dsc0" by name descending: its names near the end
+        // of the order) is left to the exact plans at once. One it says reads more than twice as
+        // many names as there are matches walks their set instead ("tar.gz" in a library of empty
+        // files): an entry costs ~0.15 µs there against ~0.45 testing the name, and the set ~0.6 µs
+        // a match to build.
+        const entries = NAMES_PER_MATCH * est.total;
+        const walked = toPage();
+        if (walked > entries) return undefined;
+        const viaSet = walked > 2 * est.total ? setPage(org, spec, est.textMatches, acl) : undefined;
+        const named = viaSet
+          ? viaSet(limit, offset)
+          : namesWalk(org, spec, limit, offset, entries, est.names, acl);
+        return named && answer(named, total);
+      }
+      // With a term in folders' paths, the matches gather where their folders' rows fall in the
+      // name order ("photos": none among a music library's "01. …" tracks, a sixth of the order):
+      // a walk reading each row it passes gives up there, and one testing each entry's folder in
+      // the index passes them at ~0.25 µs each.
+      const viaFolders =
+        !spec.path && toPage() > options.denseMaxWalk ? folderPage(org, spec, limit, offset, acl) : undefined;
+      if (viaFolders) return answer(viaFolders, total);
     }
     // Names, dates, or sizes from a large minimum (files_live_size_idx holds every candidate), when
     // matches are spread evenly enough over the order for a short walk reading every row it passes;

@@ -435,8 +435,8 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     acl?: Sql,
   ): SearchPage | undefined => {
     const terms = termsOf(spec);
-    // The set of the text's matches, whatever the path: the path filter is a condition on the rows.
-    const set = textSet(org, { ...spec, path: undefined }, terms, inSomePath);
+    // The set of the text's matches; the path filter, if any, is a condition on the rows.
+    const set = textSet(org, spec.text, terms, inSomePath);
     if (!set) return undefined;
     const least = Math.min(...[...terms.fts, ...terms.viaFolders].map(estimate));
     return rangePage("sizes", SIZE_RANGE_ROWS_PER_MATCH * least, offset, {

@@ -38,28 +38,27 @@ export function nameSet(terms: Terms): Sql | undefined {
 }
 
 /**
- * Every match of `spec`'s text (its other conditions left to the walk): the
- * intersection of each term's rows, from the FTS index, with the children
- * of the folders whose path holds a term when some do (`inSomePath`).
- * Undefined when a term has "/" (it may span a folder and a name) or could
- * not be asked of the index, and under a path filter: testing its rows'
- * paths (files_path_idx, ~0.3 µs a row before any term is tested; a GLOB
- * for accents several times that) cost more than the other plans.
+ * Every match of `text` (`terms`, its terms resolved; the search's other
+ * conditions left to the walk): the intersection of each term's rows, from
+ * the FTS index, with the children of the folders whose path holds a term
+ * when some do (`inSomePath`). Undefined when a term has "/" (it may span a
+ * folder and a name) or could not be asked of the index.
  */
 export function textSet(
   organizationId: string,
-  spec: SearchSpec,
+  text: string,
   terms: Terms,
   inSomePath: (expr: string) => boolean,
 ): Sql | undefined {
-  if (textTerms(spec.text, MAX_TERMS).some((t) => t.includes("/"))) return undefined;
-  if (spec.path) return undefined;
+  if (textTerms(text, MAX_TERMS).some((t) => t.includes("/"))) return undefined;
   if (terms.none || terms.short.length > 0) return undefined;
-  const exprs = [...terms.fts, ...terms.viaFolders];
-  if (exprs.length === 0) return undefined;
-  const own = exprs.filter((e) => !inSomePath(e));
-  const sets: Sql[] = exprs.filter((e) => inSomePath(e)).map((e) => pathMatches(organizationId, e));
+  const own: string[] = [];
+  const sets: Sql[] = [];
+  for (const expr of [...terms.fts, ...terms.viaFolders])
+    if (inSomePath(expr)) sets.push(pathMatches(organizationId, expr));
+    else own.push(expr);
   if (own.length > 0) sets.unshift({ sql: OWN_MATCHES, params: [ftsExpression(own)] });
+  if (sets.length === 0) return undefined;
   if (sets.length === 1) return sets[0];
   return {
     sql: sets.map((q) => `SELECT * FROM (${q.sql})`).join(" INTERSECT "),
@@ -101,14 +100,22 @@ export function setOrder(spec: SearchSpec): SetOrder | undefined {
   }
 }
 
-/** Rowids and keys of the organization's live rows of `set`, in `order` (ties in no useful order). */
-export function setWalkQuery(organizationId: string, order: SetOrder, set: Sql): Sql {
+/** The rows of `set` (a subquery of rowids), as a condition on `f` an index's entry can be tested by. */
+export const inSet = (set: Sql): Sql => ({ sql: `f.rowid IN (${set.sql})`, params: set.params });
+
+/**
+ * Rowids and keys of the organization's live rows passing `match` (inSet, or
+ * folderMatch: conditions on the columns `order`'s index holds, so that an
+ * entry is tested before its row is read), in `order` (ties in no useful
+ * order).
+ */
+export function setWalkQuery(organizationId: string, order: SetOrder, match: Sql): Sql {
   return {
     sql:
       `SELECT f.rowid, ${order.key} FROM files f INDEXED BY ${order.index} ` +
-      `WHERE f.organization_id = ? AND f.is_deleted = 0 AND ${order.range} AND f.rowid IN (${set.sql}) ` +
+      `WHERE f.organization_id = ? AND f.is_deleted = 0 AND ${order.range} AND ${match.sql} ` +
       `ORDER BY ${order.key} ${order.dir}`,
-    params: [organizationId, ...set.params],
+    params: [organizationId, ...match.params],
   };
 }
 
@@ -129,10 +136,10 @@ export function foldersUnderQuery(organizationId: string, path: string): Sql | u
   };
 }
 
-/** A term of a folder walk: the folders whose path holds it (a subquery of ids), and the term as typed. */
+/** A term of a folder walk: the term as typed, and the folders whose path holds it (a subquery of ids; none when absent). */
 export interface FolderTerm {
-  folders: Sql;
   term: string;
+  folders?: Sql;
 }
 
 /** Ids as a subquery. */
@@ -142,61 +149,48 @@ export const idList = (ids: readonly string[]): Sql => ({
 });
 
 /**
- * Each term of `spec` with the folders whose path holds it, from the FTS
+ * Each term of `text` with the folders whose path holds it, from the FTS
  * index's paths of directories (FOLDER_MATCHES); none when `inSomePath`
  * says no folder's does. Undefined when a term is too short for the index.
  */
-export function folderTerms(
-  spec: SearchSpec,
-  inSomePath: (expr: string) => boolean,
-): FolderTerm[] | undefined {
+export function folderTerms(text: string, inSomePath: (expr: string) => boolean): FolderTerm[] | undefined {
   const out: FolderTerm[] = [];
-  for (const term of textTerms(spec.text, MAX_TERMS)) {
+  for (const term of textTerms(text, MAX_TERMS)) {
     // A short term's folders are those of up to hundreds of trigrams ("e": every folder, from
     // ~300 doclists): more than the walk they would save.
     if ([...term].length < TRIGRAM_MIN) return undefined;
     const expr = quoted(term);
     out.push({
       term,
-      folders: inSomePath(expr) ? { sql: FOLDER_MATCHES, params: [`path : (${expr})`] } : idList([]),
+      folders: inSomePath(expr) ? { sql: FOLDER_MATCHES, params: [`path : (${expr})`] } : undefined,
     });
   }
   return out;
 }
 
 /**
- * Rowids and names of the organization's live rows in name order
- * (files_live_name_idx, its entries alone read: the parent is in the index,
- * migration 0022), those whose folder and name together hold every term:
- * for each, the row's folder is one of the term's folders or its name holds
- * it. `within`: only rows whose folder is one of its folders, or its `self`
- * row (the path filter's own, when its path holds every term).
+ * For a walk of files_live_name_idx (which holds each row's parent,
+ * migration 0022: tested on the entry, no row read), the rows whose folder
+ * and name together hold every term: for each, the row's folder is one of
+ * the term's folders or its name holds it. `within`: only rows whose folder
+ * is one of its folders, or its `self` row (the path filter's own, when its
+ * path holds every term).
  */
-export function folderWalkQuery(
-  organizationId: string,
-  descending: boolean,
-  terms: readonly FolderTerm[],
-  within?: { folders: Sql; self?: number },
-): Sql {
+export function folderMatch(terms: readonly FolderTerm[], within?: { folders: Sql; self?: number }): Sql {
   const conds: Sql[] = terms.map(({ folders, term }) => {
     const named = containsCondition("f.name", term);
+    if (!folders) return named;
     return {
       sql: `(f.parent_id IN (${folders.sql}) OR ${named.sql})`,
       params: [...folders.params, ...named.params],
     };
   });
   if (within) conds.unshift({ sql: `f.parent_id IN (${within.folders.sql})`, params: within.folders.params });
-  let match: Sql = {
+  const match: Sql = {
     sql: conds.map((c) => c.sql).join(" AND ") || "1",
     params: conds.flatMap((c) => c.params),
   };
-  if (within?.self !== undefined)
-    match = { sql: `((${match.sql}) OR f.rowid = ?)`, params: [...match.params, within.self] };
-  return {
-    sql:
-      "SELECT f.rowid, f.name FROM files f INDEXED BY files_live_name_idx " +
-      `WHERE f.organization_id = ? AND f.is_deleted = 0 AND ${match.sql} ` +
-      `ORDER BY f.name COLLATE NOCASE ${descending ? "DESC" : "ASC"}`,
-    params: [organizationId, ...match.params],
-  };
+  return within?.self === undefined
+    ? match
+    : { sql: `((${match.sql}) OR f.rowid = ?)`, params: [...match.params, within.self] };
 }

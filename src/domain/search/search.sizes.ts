@@ -11,6 +11,7 @@ import {
   windowOf,
 } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
+import { inSet } from "./search.sets.ts";
 
 /**
  * The plan for text within a range of sizes ("final" between 100 and 400
@@ -67,7 +68,7 @@ export function sizeRangeRowsQuery(organizationId: string, spec: SearchSpec, bou
 
 /** FROM … WHERE of the matches readable under `acl`: the range's rows among `set` (the text's matches). */
 function sizeRangeMatches(organizationId: string, spec: SearchSpec, set: Sql, acl?: Sql): Sql {
-  const conds: Sql[] = [{ sql: `f.rowid IN (${set.sql})`, params: set.params }];
+  const conds: Sql[] = [inSet(set)];
   // The exact sizes, the path filter, type and dates, off their own indexes.
   const filters = rowFilters(spec, true);
   if (filters.sql.length > 0) conds.push({ sql: filters.sql.join(" AND "), params: filters.params });
