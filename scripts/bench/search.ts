@@ -139,16 +139,11 @@ const ACTOR: Actor = {
 
 /**
  * Inserts the synthetic tree in big transactions, then builds the FTS index
- * in one pass ('rebuild'): the same index content as the per-row triggers
- * give, about 3x faster to build (its segments are merged, as after an
+ * in one pass ('rebuild'): the same index content as indexing each
+ * transaction's rows (src/db/search-index.ts) gives, faster to build (its segments are merged, as after an
  * FTS5 'optimize'; see the note in the report).
  */
 function build(db: Db, listFile: string): void {
-  // The trigger that indexes each inserted row, as the latest migration made it: put back after the build.
-  const trigger = (
-    db.$client.prepare("SELECT sql FROM sqlite_schema WHERE name = 'files_fts_ai'").get() as { sql: string }
-  ).sql;
-  db.$client.exec("DROP TRIGGER files_fts_ai");
   const now = new Date().toISOString();
   db.insert(organizations).values({ id: ORG, name: "bench", created_at: now, updated_at: now }).run();
   const insert = db.$client.prepare(
@@ -179,7 +174,6 @@ function build(db: Db, listFile: string): void {
   }
   flush();
   db.$client.exec("INSERT INTO files_fts(files_fts) VALUES ('rebuild')");
-  db.$client.exec(trigger);
   say(`  built ${ids.length} rows and their index in ${((performance.now() - start) / 1000).toFixed(1)} s`);
   writeFileSync(listFile, `${paths.join("\n")}\n`);
 }

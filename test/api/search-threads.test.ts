@@ -4,6 +4,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rowIndexer } from "../../src/db/search-index.ts";
 import { SearchService } from "../../src/gen/attic/v1/search_pb.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -49,6 +50,10 @@ describe("searches run on threads of their own", () => {
         const at = new Date(Date.UTC(2020, 0, 1) + i * 60_000).toISOString();
         insert.run(newId(), org, dirs[d], name, `/Dir ${d}/${name}`, "file", i, at, at, at);
       }
+      // Into the search index as the files service's inserts go (db/search-index.ts).
+      rowIndexer(c)(
+        c.prepare("SELECT rowid FROM files WHERE organization_id = ?").pluck().all(org) as number[],
+      );
     })();
   }, 120_000);
   afterAll(async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rowIndexer } from "../../src/db/search-index.ts";
 import { mkdir } from "../helpers/files.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { folders, hostTree } from "./watched.helpers.ts";
@@ -134,11 +135,14 @@ describe("an interrupted copy", () => {
       const db = new Database(join(dataDir, "attic.db"));
       const org = db.prepare("SELECT organization_id FROM files WHERE id = ?").pluck().get(src.id);
       const now = new Date().toISOString();
-      db.prepare(
-        `INSERT INTO files (id, organization_id, parent_id, name, path, type, size, mime_type, hash,
+      const { lastInsertRowid } = db
+        .prepare(
+          `INSERT INTO files (id, organization_id, parent_id, name, path, type, size, mime_type, hash,
           is_deleted, deleted_at, delete_batch, created_at, updated_at, accessed_at)
          VALUES (?, ?, NULL, 'src', '/src', 'directory', 0, 'inode/directory', '', 1, ?, 'copy:x', ?, ?, ?)`,
-      ).run(randomUUID(), org, now, now, now, now);
+        )
+        .run(randomUUID(), org, now, now, now, now);
+      rowIndexer(db)([lastInsertRowid]);
       db.close();
       s = await startServer({}, { keepDataDir: dataDir });
       token = await s.login();

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { movesWatch } from "../../src/db/change-watch.ts";
 import { type Db, openDb } from "../../src/db/client.ts";
+import { rowIndexer } from "../../src/db/search-index.ts";
 import { mergeIndex } from "../../src/domain/watched/index-merge.ts";
 import { createWatchedRepo } from "../../src/domain/watched/watched.repo.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
@@ -38,13 +39,14 @@ describe("merging the search index", () => {
       `INSERT INTO files (id, organization_id, name, path, type, mime_type, created_at, updated_at, accessed_at)
        VALUES (?, ?, ?, ?, 'file', 'image/jpeg', ?, ?, ?)`,
     );
+    const index = rowIndexer(c);
     const words = ["Holiday", "Zoë", "東京 夜景", "Budapest", "invoice", "S01E03"];
     // One transaction per 20 rows: one index segment each, as a scan's transactions write them.
     for (let t = 0; t < 150; t++) {
       c.transaction(() => {
         for (let i = 0; i < 20; i++) {
           const name = `${words[(t + i) % words.length]} ${t}-${i}.jpg`;
-          insert.run(newId(), org, name, `/${name}`, now, now, now);
+          index([insert.run(newId(), org, name, `/${name}`, now, now, now).lastInsertRowid]);
         }
       })();
     }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { withoutMoves } from "../../src/db/change-watch.ts";
 import { openDb } from "../../src/db/client.ts";
+import { rowIndexer } from "../../src/db/search-index.ts";
 import type { AccessView } from "../../src/domain/access/access.ts";
 import { createFilesRepo } from "../../src/domain/files/files.repo.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
@@ -33,6 +34,7 @@ describe("directory pages from remembered positions", () => {
     `INSERT INTO files (id, organization_id, parent_id, name, path, type, mime_type, acl_id, created_at, updated_at, accessed_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const index = rowIndexer(c);
   const add = (
     parent: string | null,
     name: string,
@@ -41,7 +43,7 @@ describe("directory pages from remembered positions", () => {
   ) => {
     const id = newId();
     const mime = type === "directory" ? "inode/directory" : "text/plain";
-    insert.run(id, org, parent, name, `/${name}`, type, mime, acl, now, now, now);
+    index([insert.run(id, org, parent, name, `/${name}`, type, mime, acl, now, now, now).lastInsertRowid]);
     return id;
   };
 

@@ -13,7 +13,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { movesWatch, withoutMoves } from "../../src/db/change-watch.ts";
 import { type Db, openDb, writeTransaction } from "../../src/db/client.ts";
+import { rowIndexer } from "../../src/db/search-index.ts";
 import type { AccessView } from "../../src/domain/access/access.ts";
+import { createFilesRepo } from "../../src/domain/files/files.repo.ts";
 import { excluder } from "../../src/domain/watched/exclude.ts";
 import { hashPending } from "../../src/domain/watched/hasher.ts";
 import { newMovePool } from "../../src/domain/watched/moves.ts";
@@ -26,7 +28,7 @@ import { newId, nowIso } from "../../src/platform/ids.ts";
 import { insertOrganization } from "../helpers/tree-seed.ts";
 
 /**
- * Scans write the search index in bulk (migration 0014): the rows a write
+ * Scans write the search index in bulk (db/search-index.ts): the rows a write
  * transaction inserts are indexed together before commit, and before any
  * delete or rename in the same transaction. These scans run on a real
  * database and host tree; FTS5's own integrity check compares the index
@@ -52,11 +54,14 @@ describe("bulk search indexing of watched scans", () => {
       `INSERT INTO watched_folders (id, organization_id, name, path, created_at, updated_at)
        VALUES (?, ?, 'Drive', ?, ?, ?)`,
     ).run(fid, org, host, now, now);
-    c.prepare(
-      `INSERT INTO files (id, organization_id, name, path, type, mime_type, watched_folder_id, host_rel_path,
-         created_at, updated_at, accessed_at)
-       VALUES (?, ?, 'Drive', '/Drive', 'directory', 'inode/directory', ?, '', ?, ?, ?)`,
-    ).run(mount, org, fid, now, now, now);
+    const { lastInsertRowid } = c
+      .prepare(
+        `INSERT INTO files (id, organization_id, name, path, type, mime_type, watched_folder_id, host_rel_path,
+           created_at, updated_at, accessed_at)
+         VALUES (?, ?, 'Drive', '/Drive', 'directory', 'inode/directory', ?, '', ?, ?, ?)`,
+      )
+      .run(mount, org, fid, now, now, now);
+    rowIndexer(c)([lastInsertRowid]);
     // The scan writer's thread whatever this machine's CPUs (it is used where there are two or more).
     repo = createWatchedRepo(db, { scanThread: true });
   });
@@ -128,16 +133,39 @@ describe("bulk search indexing of watched scans", () => {
       "SELECT count(*) AS n FROM files WHERE watched_folder_id = ? AND type = 'file' AND is_deleted = 0",
       fid,
     );
-  const deferred = () => countOf("SELECT count(*) AS n FROM files_fts_deferred");
-  /** A file row under the mount that no scan wrote (as an upload into the folder would be), through the index's trigger. */
+  /** A scan's new file row directly under the mount. */
+  const entry = (name: string) => ({
+    id: newId(),
+    organization_id: org,
+    owner_id: null,
+    parent_id: mount,
+    name,
+    path: `/Drive/${name}`,
+    type: "file" as const,
+    size: 1,
+    mime_type: "image/jpeg",
+    watched_folder_id: fid,
+    host_rel_path: name,
+    host_mtime_ms: 1,
+    now: nowIso(),
+    updated_at: nowIso(),
+    acl_id: null,
+  });
+  /** A file row under the mount that no scan wrote, inserted as an upload into the folder is (files.repo.ts). */
   const uploadedUnderMount = (name: string) => {
     const now = nowIso();
-    db.$client
-      .prepare(
-        `INSERT INTO files (id, organization_id, parent_id, name, path, type, mime_type, created_at, updated_at, accessed_at)
-         VALUES (?, ?, ?, ?, ?, 'file', 'text/plain', ?, ?, ?)`,
-      )
-      .run(newId(), org, mount, name, `/Drive/${name}`, now, now, now);
+    createFilesRepo(db).insert({
+      id: newId(),
+      organization_id: org,
+      parent_id: mount,
+      name,
+      path: `/Drive/${name}`,
+      type: "file",
+      mime_type: "text/plain",
+      created_at: now,
+      updated_at: now,
+      accessed_at: now,
+    });
   };
 
   it("checkpoints the log on the checkpointer's thread, and leaves it copied when the scan ends", async () => {
@@ -161,7 +189,6 @@ describe("bulk search indexing of watched scans", () => {
     // 3000 files and 31 directories inserted, 32 directories' mtimes stored (the mount's too).
     expect(stats.written).toBe(3000 + 31 + 32);
     expect(() => integrity()).not.toThrow();
-    expect(deferred()).toBe(0);
     expect(matches("IMG_2999")).toEqual(["/Drive/Photos/29/IMG_2999.jpg"]);
     // The rows carry what the walk queued (parents, paths, host paths, mtimes of directories).
     const dirs = countOf(
@@ -413,7 +440,6 @@ describe("bulk search indexing of watched scans", () => {
     expect(() => integrity()).not.toThrow();
     expect(matches("zoe 12")).toContain("/Drive/Photos/Trip 5/Zoë 12.jpg");
     expect(matches("joga")).toEqual(["/Drive/Music/Björk/Jóga.flac"]);
-    expect(deferred()).toBe(0);
     // Scans checkpoint the WAL themselves while they write, with a smaller page cache; the connection's own
     // settings are back after.
     expect(db.$client.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
@@ -541,16 +567,22 @@ describe("bulk search indexing of watched scans", () => {
     expect(matches("before")).toEqual([]);
     expect(matches("after")).toEqual(["/Drive/After.jpg"]);
     expect(matches("last")).toEqual(["/Drive/Last.jpg"]);
-    expect(deferred()).toBe(0);
   });
 
-  it("rolls the deferral back with a failed transaction; later inserts are indexed by the trigger", () => {
+  it("indexes a row a scan inserts outside a bulk transaction at once", () => {
+    repo.insertEntry(entry("Alone.jpg"));
+    expect(matches("alone")).toEqual(["/Drive/Alone.jpg"]);
+    expect(() => integrity()).not.toThrow();
+  });
+
+  it("rolls a failed bulk transaction back whole; a row inserted after it by the files repo is indexed", () => {
     expect(() =>
       repo.bulkTransaction(() => {
+        repo.apply({ k: "insert", row: entry("Rolled back.jpg") });
         throw new Error("disk went away");
       }),
     ).toThrow("disk went away");
-    expect(deferred()).toBe(0);
+    expect(matches("rolled back")).toEqual([]);
     uploadedUnderMount("Uploaded.txt");
     expect(matches("uploaded")).toEqual(["/Drive/Uploaded.txt"]);
     expect(() => integrity()).not.toThrow();

@@ -2,14 +2,16 @@
  * Seeds organizations, users and tree rows straight into the database, for
  * the search and tags tests: they need sizes of megabytes and creation dates
  * in the past, which uploads cannot give cheaply. Rows go into the same
- * `files` table (so through the same FTS triggers) as the files service
- * writes; test/api/search-index.test.ts covers the index through the files
- * API itself.
+ * `files` table, and reach the search index the same way (one statement
+ * after the insert, db/search-index.ts), as the files service writes them;
+ * test/api/search-index.test.ts covers the index through the files API
+ * itself.
  */
 import type Database from "better-sqlite3";
 import { eq } from "drizzle-orm";
 import type { Db } from "../../src/db/client.ts";
 import { files, organizations, roles, userRoles, users } from "../../src/db/schema.ts";
+import { rowIndexer } from "../../src/db/search-index.ts";
 import { newId, nowIso } from "../../src/platform/ids.ts";
 import { createPasswordHasher } from "../../src/platform/passwords.ts";
 import type { TestServer } from "./server.ts";
@@ -102,6 +104,7 @@ export function seedTree(db: Db, orgId: string, entries: (string | SeedEntry)[])
     "INSERT INTO files (id, organization_id, parent_id, name, path, type, size, mime_type, created_at, updated_at, accessed_at) " +
       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
+  const index = rowIndexer(db.$client);
   const insert = (e: SeedEntry, parentId: string | undefined) => {
     const now = e.created_at ?? nowIso();
     const id = newId();
@@ -109,7 +112,7 @@ export function seedTree(db: Db, orgId: string, entries: (string | SeedEntry)[])
     const directory = type === "directory";
     const name = e.path.slice(e.path.lastIndexOf("/") + 1);
     const mime = directory ? "inode/directory" : "application/octet-stream";
-    statement.run(
+    const { lastInsertRowid } = statement.run(
       id,
       orgId,
       parentId ?? null,
@@ -122,6 +125,7 @@ export function seedTree(db: Db, orgId: string, entries: (string | SeedEntry)[])
       now,
       now,
     );
+    index([lastInsertRowid]);
     ids.set(e.path, id);
   };
   for (const raw of entries) {

@@ -2,6 +2,7 @@ import type { Statement } from "better-sqlite3";
 import { and, count, eq, getTableColumns, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { blobs, files } from "../../db/schema.ts";
+import { rowIndexer } from "../../db/search-index.ts";
 import { type AccessView, aclCondition } from "../access/access.ts";
 import type { TagDto } from "../tags/tags.repo.ts";
 import { createChildrenListing } from "./listing.ts";
@@ -62,6 +63,7 @@ const sameOrganization = (orgId: string) => sql`+${files.organization_id} = ${or
  */
 export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
   const sqlite = db.$client;
+  const indexRows = rowIndexer(sqlite);
   /** listingAfter's statements, by their text. */
   const listingPages = new Map<string, Statement<unknown[], ListingRow & { _rowid: number }>>();
   const subtreeStmt = sqlite.prepare<[string, string], { id: string; depth: number }>(`
@@ -287,8 +289,12 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
       return ancestorsStmt.all(id, orgId).some((r) => r.id === ancestorId);
     },
 
+    /** Inserts a row and adds it to the search index, in one transaction (db/search-index.ts). */
     insert(row: NewFileRow): void {
-      db.insert(files).values(row).run();
+      sqlite.transaction(() => {
+        const { lastInsertRowid } = db.insert(files).values(row).run();
+        indexRows([lastInsertRowid]);
+      })();
     },
 
     update(orgId: string, id: string, patch: Partial<NewFileRow>): void {

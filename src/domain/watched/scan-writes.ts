@@ -1,10 +1,12 @@
 import type Database from "better-sqlite3";
+import { rowIndexer } from "../../db/search-index.ts";
 
 /*
  * The row writes of scans, as data (WriteOp) and as the statements that
  * apply them. Shared by the server's own connection (watched.repo.ts) and
  * the scan writer's thread (scan-writer-worker.ts), so it imports nothing
- * of Attic's but types: the thread's bundle carries it alone.
+ * of Attic's but types and the search index's statement
+ * (db/search-index.ts): the thread's bundle carries it alone.
  */
 
 /** Columns of a new host-backed row. */
@@ -65,10 +67,10 @@ export type WriteOp =
 
 /**
  * The scan's statements on connection `c`, and its bulk transaction: rows
- * inserted inside one reach the search index in one statement (migration
- * 0014), before anything that could delete or rename them and before
- * commit, so other connections see the rows and their index entries
- * together.
+ * inserted inside one reach the search index in one statement
+ * (db/search-index.ts, migration 0023), before anything that could delete
+ * or rename them and before commit, so other connections see the rows and
+ * their index entries together.
  */
 export function scanWrites(c: Database.Database) {
   // A row's path and access root are its parent's as they are when it is written (inserted or moved), not as the walk read
@@ -112,13 +114,7 @@ export function scanWrites(c: Database.Database) {
   const begin = c.prepare("begin immediate");
   const commit = c.prepare("commit");
   const rollback = c.prepare("rollback");
-  const deferIndex = c.prepare("insert into files_fts_deferred (scan) values (1)");
-  const undeferIndex = c.prepare("delete from files_fts_deferred");
-  const indexRows = c.prepare(
-    `insert into files_fts (rowid, name, path)
-     select rowid, name || '  ', case when type = 'directory' then path || '  ' else '' end
-     from files where rowid in (select value from json_each(?))`,
-  );
+  const indexRows = rowIndexer(c);
   /** Rowids inserted in the running bulk transaction and not yet in the search index; undefined outside one. */
   let unindexed: number[] | undefined;
   /** Directories' paths and access roots as read or written in the running bulk transaction. */
@@ -132,20 +128,16 @@ export function scanWrites(c: Database.Database) {
   /** Indexes the rows inserted so far; runs before any change that fires the index's delete or update trigger. */
   const indexInserted = () => {
     if (unindexed === undefined || unindexed.length === 0) return;
-    indexRows.run(JSON.stringify(unindexed));
+    indexRows(unindexed);
     unindexed = [];
   };
-  /** Inside a transaction: inserts from now on skip the index's trigger, and are indexed in bulk. */
+  /** Inside a transaction: inserts from now on are indexed in bulk. */
   const startBulk = () => {
-    deferIndex.run();
     unindexed = [];
     parents = new Map();
   };
-  /** Indexes what is left and gives the trigger back, before commit. */
-  const endBulk = () => {
-    indexInserted();
-    undeferIndex.run();
-  };
+  /** Indexes what is left, before commit. */
+  const endBulk = () => indexInserted();
 
   const writes = {
     insertEntry: (entry: NewEntry) => {
@@ -154,7 +146,9 @@ export function scanWrites(c: Database.Database) {
       const parent = entry.parent_id === null ? undefined : parentOf(entry.parent_id);
       const row = parent ? { ...entry, path: `${parent.path}/${entry.name}`, acl_id: parent.acl } : entry;
       const { lastInsertRowid } = insert.run(row);
-      unindexed?.push(Number(lastInsertRowid));
+      // Outside a bulk transaction (the mount's row), the row is indexed at once, as files.repo.ts does.
+      if (unindexed) unindexed.push(Number(lastInsertRowid));
+      else indexRows([lastInsertRowid]);
       if (row.type === "directory") parents?.set(row.id, { path: row.path, acl: row.acl_id });
     },
     updateFacts: (f: NewFacts) => updateFacts.run(f),

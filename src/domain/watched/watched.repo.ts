@@ -174,7 +174,7 @@ export function createWatchedRepo(db: Db, opts: { scanThread?: boolean } = {}) {
     apply: writes.apply,
     /**
      * Runs `fn` in one transaction whose inserted rows reach the search
-     * index in bulk (migration 0014): before anything that could delete or
+     * index in bulk (db/search-index.ts): before anything that could delete or
      * rename them, and before commit. Searches on other connections see the
      * rows and their index entries together, at commit.
      */
