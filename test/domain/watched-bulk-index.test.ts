@@ -309,23 +309,6 @@ describe("bulk search indexing of watched scans", () => {
     const thread = repo.scanThread!;
     const failing = thread.newWriter();
     const other = thread.newWriter();
-    const entry = (name: string) => ({
-      id: newId(),
-      organization_id: org,
-      owner_id: null,
-      parent_id: mount,
-      name,
-      path: `/Drive/${name}`,
-      type: "file" as const,
-      size: 1,
-      mime_type: "text/plain",
-      watched_folder_id: fid,
-      host_rel_path: name,
-      host_mtime_ms: 1,
-      now: nowIso(),
-      updated_at: nowIso(),
-      acl_id: null,
-    });
     const dup = entry("dup.txt");
     const first = thread.send(
       [
