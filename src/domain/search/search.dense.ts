@@ -854,7 +854,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // The page reaches past them (a word of folders' names, "photos": few names hold it). The
       // rest are the matches through their folders' paths alone, from the shortest name up.
       const want = offset + limit - page.matched;
-      const viaPath = (c: ByLength) => c[4] === 1 && matches(c[1], c[2], c[3] === 1) && !inName(c);
+      const viaPath = (c: ByLength) => test(c) && !inName(c);
       const rest =
         shortest(org, spec, want, walkBudget((want * maxRowid()) / est.total), viaPath, acl) ??
         pastNames(org, spec, offset + limit, new Set(page.rows), est.textMatches, acl);

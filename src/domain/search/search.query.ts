@@ -420,6 +420,14 @@ export function countOf(from: Sql): Sql {
   return { sql: `SELECT count(*) AS n ${from.sql}`, params: from.params };
 }
 
+/** The rows of `from` (a FROM … WHERE), counted up to `bound` + 1: enough to tell whether there are more. */
+export function countUpTo(from: Sql, bound: number): Sql {
+  return {
+    sql: `SELECT count(*) AS n FROM (SELECT 1 ${from.sql} LIMIT ${Math.floor(bound) + 1})`,
+    params: from.params,
+  };
+}
+
 /** Ids of one window of matches, in order, each with the count of all matches. */
 export function pageQuery(
   organizationId: string,

@@ -1,6 +1,7 @@
 import {
   andWhere,
   countOf,
+  countUpTo,
   LARGE_FILE_BYTES,
   MAX_TERMS,
   rowFilters,
@@ -59,11 +60,7 @@ function inBuckets(organizationId: string, spec: SearchSpec): Sql {
 
 /** How many rows the plan would read, counted from the index up to `bound` + 1. */
 export function sizeRangeRowsQuery(organizationId: string, spec: SearchSpec, bound: number): Sql {
-  const from = inBuckets(organizationId, spec);
-  return {
-    sql: `SELECT count(*) AS n FROM (SELECT 1 ${from.sql} LIMIT ${Math.floor(bound) + 1})`,
-    params: from.params,
-  };
+  return countUpTo(inBuckets(organizationId, spec), bound);
 }
 
 /** FROM … WHERE of the matches readable under `acl`: the range's rows among `set` (the text's matches). */

@@ -2,6 +2,7 @@ import { termCondition } from "./search.contains.ts";
 import {
   andWhere,
   countOf,
+  countUpTo,
   MAX_TERMS,
   pathRange,
   rowFilters,
@@ -66,11 +67,7 @@ function under(organizationId: string, spec: SearchSpec): Sql {
 
 /** How many rows the plan would read, counted from the index up to `bound` + 1. */
 export function subtreeCountQuery(organizationId: string, spec: SearchSpec, bound: number): Sql {
-  const from = under(organizationId, spec);
-  return {
-    sql: `SELECT count(*) AS n FROM (SELECT 1 ${from.sql} LIMIT ${Math.floor(bound) + 1})`,
-    params: from.params,
-  };
+  return countUpTo(under(organizationId, spec), bound);
 }
 
 /** `column` holds every term of `spec` (resolved: its short terms known), as the index would match them. */
