@@ -154,6 +154,15 @@ export interface SearchPage {
   plan: "general" | "broad" | "dense" | "folders" | "large" | "sizes" | "subtree";
 }
 
+/** A plan reading a range of rows (search.repo.ts rangePage): one page, or undefined when it declines. */
+type RangePlan = (
+  org: string,
+  spec: SearchSpec,
+  limit: number,
+  offset: number,
+  acl?: Sql,
+) => SearchPage | undefined;
+
 /**
  * Values computed by key and kept until the database changes (changeWatch),
  * at most 256 at once, and, with `bound`, at most `bound.most` of their
@@ -389,13 +398,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
    * than the least common term has index matches (or no term is in the
    * index: the general plan then reads the range's rows itself).
    */
-  const subtreePage = (
-    org: string,
-    spec: SearchSpec,
-    limit: number,
-    offset: number,
-    acl?: Sql,
-  ): SearchPage | undefined => {
+  const subtreePage: RangePlan = (org, spec, limit, offset, acl) => {
     const terms = termsOf(spec);
     if (terms.fts.length + terms.viaFolders.length === 0) return undefined;
     const least = leastMatches(terms);
@@ -431,13 +434,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
    * (its estimate), or a term has no set of matches
    * (a short one the index did not resolve, or one with "/").
    */
-  const sizeRangePage = (
-    org: string,
-    spec: SearchSpec,
-    limit: number,
-    offset: number,
-    acl?: Sql,
-  ): SearchPage | undefined => {
+  const sizeRangePage: RangePlan = (org, spec, limit, offset, acl) => {
     const terms = termsOf(spec);
     // The set of the text's matches; the path filter, if any, is a condition on the rows.
     const set = textSet(org, spec.text, terms, inSomePath);
