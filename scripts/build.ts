@@ -280,7 +280,14 @@ function makeExecutable(bundleFile: string, assets: Record<string, string>, exe:
         // Starting at that size too (V8 starts at 1 MiB and grows) saves a few scavenges of the
         // start-up: main-thread CPU to the first /health 200 181 -> 175 ms in 19 interleaved
         // restarts, 210 -> 204 in 17 before; idle RSS unchanged.
-        execArgv: ["--max-semi-space-size=2", "--min-semi-space-size=2"],
+        // The old generation: V8 lets it grow up to 4x its live size between full collections
+        // (its factor depends on GC speed); a 1M-file first scan's main heap swung 35-86 MiB
+        // over ~25 MiB live. Capped at 2x (`--heap-growing-percent=100`), the scan's peak RSS
+        // fell 248/266 -> 212/224 MiB (pinned / both CPUs, `npm run bench -- index` at 1M, one
+        // run each; 1.2x and 1.5x gave the same peaks), process CPU over the scan 61.4/66.8 ->
+        // 65.0/65.0 s in two interleaved pairs, main thread 18.0/18.7 -> 18.4/18.6 s; over
+        // `-- paths` the same req/s and peak RSS 201 -> 170 MiB (docs/performance.md).
+        execArgv: ["--max-semi-space-size=2", "--min-semi-space-size=2", "--heap-growing-percent=100"],
         assets,
       },
       null,
