@@ -18,6 +18,16 @@ export interface OpenDbOptions {
 }
 
 /**
+ * The server connection's page cache (KiB). Pages missing from it come from
+ * the OS's cache at ~1-2 µs each. Searching a scanned 1M-file library
+ * filled it whole: at 32 instead of 64 MiB, peak RSS over
+ * `scripts/bench/search-rest.ts` fell 306 -> 278 MiB with the same latency
+ * (p50 / p95 / p99 11.7 / 57.3 / 86.5 -> 10.7 / 55.4 / 83.3 ms), and
+ * `npm run bench -- paths` kept its req/s (docs/performance.md).
+ */
+export const CACHE_KIB = 32_768;
+
+/**
  * Opens the database with the settings Attic relies on (WAL, foreign keys,
  * busy timeout) and applies pending migrations in one transaction each.
  */
@@ -26,7 +36,7 @@ export function openDb(opts: OpenDbOptions): Db {
   const sqlite = new AtticDatabase(opts.file, options, opts.onQuery);
   sqlite.pragma("journal_mode = WAL");
   for (const pragma of CONNECTION_PRAGMAS) sqlite.pragma(pragma);
-  sqlite.pragma("cache_size = -65536");
+  sqlite.pragma(`cache_size = ${-CACHE_KIB}`);
   migrate(sqlite, opts.log);
   return drizzle({ client: sqlite, schema, logger: false }) as Db;
 }

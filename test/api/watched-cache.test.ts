@@ -1,11 +1,12 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CACHE_KIB } from "../../src/db/client.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { folders, hostTree, waitFor } from "./watched.helpers.ts";
 
 /** The connection's page cache outside bulk work (db/client.ts), and the bulk work's (watched.repo.ts). */
-const NORMAL_CACHE = -65_536;
+const NORMAL_CACHE = -CACHE_KIB;
 const SMALL_CACHE = -16_384;
 
 /**

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { movesWatch, withoutMoves } from "../../src/db/change-watch.ts";
-import { type Db, openDb, writeTransaction } from "../../src/db/client.ts";
+import { CACHE_KIB, type Db, openDb, writeTransaction } from "../../src/db/client.ts";
 import { rowIndexer } from "../../src/db/search-index.ts";
 import type { AccessView } from "../../src/domain/access/access.ts";
 import { createFilesRepo } from "../../src/domain/files/files.repo.ts";
@@ -413,7 +413,7 @@ describe("bulk search indexing of watched scans", () => {
     hashing();
     expect(cache()).toBe(-16_384);
     again();
-    expect([cache(), autoCheckpoint()]).toEqual([-65_536, 1000]);
+    expect([cache(), autoCheckpoint()]).toEqual([-CACHE_KIB, 1000]);
   });
 
   it("indexes every scanned row, and follows renames, moves, deletions and replaced entries", async () => {
@@ -426,7 +426,7 @@ describe("bulk search indexing of watched scans", () => {
     // Scans checkpoint the WAL themselves while they write, with a smaller page cache; the connection's own
     // settings are back after.
     expect(db.$client.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
-    expect(db.$client.pragma("cache_size", { simple: true })).toBe(-65536);
+    expect(db.$client.pragma("cache_size", { simple: true })).toBe(-CACHE_KIB);
 
     // A directory replaced by a file of the same name, a file by a directory, a rename, a removal.
     rmSync(join(host, "Music/Björk"), { recursive: true });
