@@ -26,7 +26,9 @@ import {
   idList,
   inSet,
   nameSet,
+  setCountQuery,
   setOrder,
+  setRowsQuery,
   setWalkQuery,
   textSet,
 } from "./search.sets.ts";
@@ -216,6 +218,7 @@ export function rowidsPageQuery(order: Sql, rowids: readonly number[], limit: nu
 
 /** When the dense plan is used (search.repo.ts SearchPlanOptions). */
 export interface DenseOptions {
+  denseFewRows: number;
   denseMinHits: number;
   denseMaxWalk: number;
   denseMinTotal: number;
@@ -308,6 +311,15 @@ const SET_WALK_TIES = 5000;
  * builds the set, ~0.5-1 µs a member, before the walk reads its first row.
  */
 const SET_MAX_MATCHES = 250_000;
+
+/**
+ * Rows the relevance walk past the names (search.dense.ts shortest) may read
+ * per match of the set walk that answers when it gives up (pastNames): a
+ * quarter of that walk's cost. Measured at 1M rows: ~3.3 µs a row read and
+ * tested, ~0.35 µs a member of the set built and walked ("photos": 176k
+ * matches, 60 ms).
+ */
+const ROWS_PER_SET_MATCH = 1 / 40;
 
 /** Names namesWalk may read per match the sample expects (see its caller). */
 const NAMES_PER_MATCH = 8;
@@ -713,6 +725,19 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     return page?.rows.filter((r) => !named.has(r));
   };
 
+  /**
+   * The rows of a name set (nameSet) in the search's order: read from the
+   * set when it holds at most options.denseFewRows of them (few names hold
+   * the terms: "photos", the name of folders), else the walk of the order's
+   * index testing each entry against the set.
+   */
+  const nameSetQuery = (org: string, spec: SearchSpec, set: Sql): Sql => {
+    const order = setOrder(spec)!;
+    const count = setCountQuery(set, options.denseFewRows);
+    const few = (prepared(count).get(...count.params) as { n: number }).n <= options.denseFewRows;
+    return few ? setRowsQuery(org, order, set) : setWalkQuery(org, order, inSet(set));
+  };
+
   /** The page `offset`, `limit` of the rows `rowids`, in `order`. */
   const pageOf = (order: Sql, rowids: readonly number[], limit: number, offset: number): string[] => {
     if (rowids.length === 0 || limit === 0) return [];
@@ -847,7 +872,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // Else the name matches from the shortest name up, short terms through the index's
       // vocabulary ("ab", "猫": the trigrams they begin).
       const set = nameSet(splitTerms(spec.text, expand));
-      const byLength = set && setWalkQuery(org, setOrder(spec)!, inSet(set));
+      const byLength = set && nameSetQuery(org, spec, set);
       const page = byLength && setWalk(spec, limit, offset, byLength, false, SHORTEST_FIRST, acl);
       if (!page) return undefined;
       if (page.matched >= offset + limit) return { ids: page.ids, total, estimated: true };
@@ -855,8 +880,15 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // rest are the matches through their folders' paths alone, from the shortest name up.
       const want = offset + limit - page.matched;
       const viaPath = (c: ByLength) => test(c) && !inName(c);
+      // The walk reads every row of the last length it reaches (their order is by name), often far
+      // past the matches it expected; it may read as many rows as would cost a quarter of the walk
+      // over the set of every match that answers when it gives up.
+      const budget = Math.max(
+        walkBudget((want * maxRowid()) / est.total),
+        est.textMatches * ROWS_PER_SET_MATCH,
+      );
       const rest =
-        shortest(org, spec, want, walkBudget((want * maxRowid()) / est.total), viaPath, acl) ??
+        shortest(org, spec, want, budget, viaPath, acl) ??
         pastNames(org, spec, offset + limit, new Set(page.rows), est.textMatches, acl);
       if (!rest) return undefined;
       const ids = [

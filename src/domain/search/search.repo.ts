@@ -99,6 +99,13 @@ export interface SearchPlanOptions {
   broadMaxOutside: number;
   /** Whether the dense plan (search.dense.ts) may be used at all. */
   dense: boolean;
+  /**
+   * Most rows of the names holding every term (by relevance) that it reads
+   * from their set and sorts, instead of walking the names' lengths past the
+   * rows the set lacks: a row costs ~2-3 µs read, an entry passed ~0.06, so
+   * a page of 50 breaks even at ~1,000 rows.
+   */
+  denseFewRows: number;
   /** Fewest matches in its sample for which it is considered (fewer make a poor estimate). */
   denseMinHits: number;
   /** Most rows its walk may expect to read for one page (each costs a row read and a test). */
@@ -124,6 +131,7 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   broadMinBound: 4096,
   broadMaxOutside: 50_000,
   dense: true,
+  denseFewRows: 1024,
   denseMinHits: 16,
   denseMaxWalk: 3000,
   denseMinTotal: EXACT_TOTAL_BOUND,

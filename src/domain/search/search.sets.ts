@@ -120,6 +120,30 @@ export function setWalkQuery(organizationId: string, order: SetOrder, match: Sql
 }
 
 /**
+ * The same rows as setWalkQuery over `set` (a subquery of rowids), read the
+ * other way round: each row of the set by its rowid, then sorted (no index
+ * of the order walked). For a set of a few rows, where the walk would pass
+ * every entry of the order's index that the set lacks (~0.06 µs each: ~60
+ * ms over 1M rows for the one name holding "photos").
+ */
+export function setRowsQuery(organizationId: string, order: SetOrder, set: Sql): Sql {
+  return {
+    sql:
+      `SELECT f.rowid, ${order.key} FROM files f NOT INDEXED WHERE f.rowid IN (${set.sql}) ` +
+      `AND f.organization_id = ? AND f.is_deleted = 0 AND ${order.range} ORDER BY ${order.key} ${order.dir}`,
+    params: [...set.params, organizationId],
+  };
+}
+
+/** At most `most` + 1 rows of `set` (a subquery of rowids), counted: whether it holds more than `most`. */
+export function setCountQuery(set: Sql, most: number): Sql {
+  return {
+    sql: `SELECT count(*) AS n FROM (SELECT 1 FROM (${set.sql}) LIMIT ?)`,
+    params: [...set.params, most + 1],
+  };
+}
+
+/**
  * The live directories at or under the folder `path` (rowids, ids and paths), from
  * the FTS index's paths of directories (the folder's path as a phrase; the
  * range then checked on each row found). Undefined for a path too short
