@@ -313,7 +313,7 @@ const SET_WALK_TIES = 5000;
 const SET_MAX_MATCHES = 250_000;
 
 /**
- * Rows the relevance walk past the names (search.dense.ts shortest) may read
+ * Rows the relevance walk past the names (`shortest`) may read
  * per match of the set walk that answers when it gives up (pastNames): a
  * quarter of that walk's cost. Measured at 1M rows: ~3.3 µs a row read and
  * tested, ~0.35 µs a member of the set built and walked ("photos": 176k

@@ -168,9 +168,10 @@ export function createWatchRuntime(deps: RuntimeDeps) {
    * A scan and going live after it run with the small page cache held
    * (repo.holdSmallCache): listing the directories to watch and the quick
    * pass after the watches start read rows all over the table, and refilled
-   * the server's cache (64 MiB then) just as the watches added their own memory (1M files:
-   * anonymous RSS 138 -> 185 MiB before the first watch). The hasher that
-   * follows holds it in turn, so it is given back when hashing ends.
+   * the server's cache (64 MiB then) just as the watches added their own
+   * memory (1M files: anonymous RSS 138 -> 185 MiB before the first watch).
+   * The hasher that follows holds it in turn, so it is given back when
+   * hashing ends.
    */
   async function runScan(st: FolderState, full: boolean): Promise<void> {
     const release = repo.holdSmallCache();
