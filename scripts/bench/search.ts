@@ -140,8 +140,9 @@ const ACTOR: Actor = {
 /**
  * Inserts the synthetic tree in big transactions, then builds the FTS index
  * in one pass ('rebuild'): the same index content as indexing each
- * transaction's rows (src/db/search-index.ts) gives, faster to build (its segments are merged, as after an
- * FTS5 'optimize'; see the note in the report).
+ * transaction's rows (src/db/search-index.ts) gives, faster to build (its
+ * segments are merged, as after an FTS5 'optimize'; see the note in the
+ * report).
  */
 function build(db: Db, listFile: string): void {
   const now = new Date().toISOString();

@@ -3,6 +3,7 @@ import { maxRowidQuery } from "./search.broad.ts";
 import { containsCondition } from "./search.contains.ts";
 import { rowMatcher } from "./search.match.ts";
 import {
+  countUpTo,
   EXACT_BUCKETS_BELOW,
   type Expand,
   LARGE_FILE_BYTES,
@@ -26,7 +27,6 @@ import {
   idList,
   inSet,
   nameSet,
-  setCountQuery,
   setOrder,
   setRowsQuery,
   setWalkQuery,
@@ -733,7 +733,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    */
   const nameSetQuery = (org: string, spec: SearchSpec, set: Sql): Sql => {
     const order = setOrder(spec)!;
-    const count = setCountQuery(set, options.denseFewRows);
+    const count = countUpTo({ sql: `FROM (${set.sql})`, params: set.params }, options.denseFewRows);
     const few = (prepared(count).get(...count.params) as { n: number }).n <= options.denseFewRows;
     return few ? setRowsQuery(org, order, set) : setWalkQuery(org, order, inSet(set));
   };

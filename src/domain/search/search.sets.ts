@@ -135,14 +135,6 @@ export function setRowsQuery(organizationId: string, order: SetOrder, set: Sql):
   };
 }
 
-/** At most `most` + 1 rows of `set` (a subquery of rowids), counted: whether it holds more than `most`. */
-export function setCountQuery(set: Sql, most: number): Sql {
-  return {
-    sql: `SELECT count(*) AS n FROM (SELECT 1 FROM (${set.sql}) LIMIT ?)`,
-    params: [...set.params, most + 1],
-  };
-}
-
 /**
  * The live directories at or under the folder `path` (rowids, ids and paths), from
  * the FTS index's paths of directories (the folder's path as a phrase; the
