@@ -67,6 +67,7 @@ describe("dense search plan", () => {
   const dense = (fewRows = DEFAULT_PLAN.denseFewRows) =>
     createSearchRepo(db, {
       ...DEFAULT_PLAN,
+      span: false,
       denseFewRows: fewRows,
       denseMinTotal: 0,
       denseMinHits: 1,
@@ -74,7 +75,14 @@ describe("dense search plan", () => {
       large: false,
     });
   const general = () =>
-    createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, folders: false, large: false });
+    createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      span: false,
+      dense: false,
+      broad: false,
+      folders: false,
+      large: false,
+    });
 
   const cases: Record<string, unknown>[] = [
     { q: "jpg" },
@@ -251,6 +259,7 @@ describe("dense search plan", () => {
     // Allowed to expect a walk of a single row: every page needs more.
     const repo = createSearchRepo(db, {
       ...DEFAULT_PLAN,
+      span: false,
       denseMinTotal: 0,
       denseMinHits: 1,
       denseMaxWalk: 1,
@@ -349,9 +358,16 @@ describe("dense search plan by size, most files empty", () => {
   afterAll(() => closeTempDb(dir, db));
 
   it("gives the general plan's pages through the empty files' bucket, in either direction", () => {
-    const dense = createSearchRepo(db, { ...DEFAULT_PLAN, denseMinTotal: 0, denseMinHits: 1, large: false });
+    const dense = createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      span: false,
+      denseMinTotal: 0,
+      denseMinHits: 1,
+      large: false,
+    });
     const general = createSearchRepo(db, {
       ...DEFAULT_PLAN,
+      span: false,
       dense: false,
       broad: false,
       folders: false,

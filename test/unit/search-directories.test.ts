@@ -36,7 +36,7 @@ describe("searches for directories only", () => {
   });
   afterAll(() => closeTempDb(dir, db));
 
-  const repo = () => createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false });
+  const repo = () => createSearchRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, broad: false });
   const paths = (input: Record<string, unknown>) => {
     const spec = parseSearchInput({ limit: 1000, ...input });
     const page = repo().page(org, spec, spec.limit, spec.offset);

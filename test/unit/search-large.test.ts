@@ -65,9 +65,17 @@ describe("large-files search plan", () => {
   });
   afterAll(() => closeTempDb(dir, db));
 
-  const large = () => createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, folders: false });
+  const large = () =>
+    createSearchRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, broad: false, folders: false });
   const general = () =>
-    createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, folders: false, large: false });
+    createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      span: false,
+      dense: false,
+      broad: false,
+      folders: false,
+      large: false,
+    });
 
   const big = String(LARGE_FILE_BYTES);
   const cases: Record<string, unknown>[] = [

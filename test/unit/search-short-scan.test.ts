@@ -44,8 +44,15 @@ describe("a short term checked row by row", () => {
 
   const plans = {
     default: DEFAULT_PLAN,
-    general: { ...DEFAULT_PLAN, dense: false, broad: false, folders: false, large: false },
-    dense: { ...DEFAULT_PLAN, denseMinTotal: 0, denseMinHits: 1, denseMaxWalk: 1e9, large: false },
+    general: { ...DEFAULT_PLAN, span: false, dense: false, broad: false, folders: false, large: false },
+    dense: {
+      ...DEFAULT_PLAN,
+      span: false,
+      denseMinTotal: 0,
+      denseMinHits: 1,
+      denseMaxWalk: 1e9,
+      large: false,
+    },
   };
 
   it("is scanned, not expanded, for this library", () => {

@@ -39,9 +39,17 @@ describe("size-range search plan", () => {
   afterAll(() => closeTempDb(dir, db));
 
   // Every term's index matches counted as at least as many as the range's rows.
-  const sizes = () => createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, folders: false });
+  const sizes = () =>
+    createSearchRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, broad: false, folders: false });
   const general = () =>
-    createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, folders: false, sizes: false });
+    createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      span: false,
+      dense: false,
+      broad: false,
+      folders: false,
+      sizes: false,
+    });
 
   const cases: Record<string, unknown>[] = [
     { q: "final", min_size: "100", max_size: "400", limit: 1000 },

@@ -60,6 +60,7 @@ describe("folder-subtree search plan", () => {
   const subtree = () =>
     createSearchRepo(db, {
       ...DEFAULT_PLAN,
+      span: false,
       dense: false,
       broad: false,
       large: false,
@@ -69,6 +70,7 @@ describe("folder-subtree search plan", () => {
   const general = () =>
     createSearchRepo(db, {
       ...DEFAULT_PLAN,
+      span: false,
       dense: false,
       broad: false,
       folders: false,
@@ -130,12 +132,13 @@ describe("folder-subtree search plan", () => {
   it("leaves rare terms, big folders, tags, terms with '/' and searches without a path or dates to the other plans", () => {
     const plan = (i: Record<string, unknown>, options = {}) => {
       const spec = parseSearchInput(i);
-      return createSearchRepo(db, { ...DEFAULT_PLAN, dense: false, broad: false, ...options }).page(
-        org,
-        spec,
-        spec.limit,
-        spec.offset,
-      ).plan;
+      return createSearchRepo(db, {
+        ...DEFAULT_PLAN,
+        span: false,
+        dense: false,
+        broad: false,
+        ...options,
+      }).page(org, spec, spec.limit, spec.offset).plan;
     };
     // Too few matches for the plan to be worth its count (the default bound, at this size).
     expect(plan({ q: "e", path: "/Photos" })).not.toBe("subtree");

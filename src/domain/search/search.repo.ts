@@ -50,6 +50,17 @@ import {
   sizeRangeRowsQuery,
   sizeRangeTotalQuery,
 } from "./search.sizes.ts";
+import {
+  pathHoldsQuery,
+  type Span,
+  spanEligible,
+  spanPageQuery,
+  spanQuery,
+  spanSet,
+  spanSetCountQuery,
+  spanTerms,
+  spanTotalQuery,
+} from "./search.span.ts";
 import { subtreeCountQuery, subtreeEligible, subtreePageQuery, subtreeTotalQuery } from "./search.subtree.ts";
 
 /**
@@ -82,6 +93,14 @@ const SUBTREE_ROWS_PER_MATCH = 2;
 const SIZE_RANGE_ROWS_PER_MATCH = 4;
 /** Directories the folder walk's lists keep at most, summed (~150 bytes each: ~15 MB a search thread). */
 const FOLDERS_KEPT = 100_000;
+/** Rows within a folder's span few enough for its term to drive the span plan without counting the others'. */
+const SPAN_FEW_MATCHES = 1000;
+/**
+ * How far a term's matches within a span may be estimated above
+ * plan.spanMaxMatches (spread evenly over the library's rowids) for them to
+ * be counted: terms gather in some folders.
+ */
+const SPAN_ESTIMATE_FACTOR = 4;
 /** Past every code point: the end of a range of terms beginning with a prefix. */
 const LAST = String.fromCodePoint(0x10ffff);
 
@@ -118,6 +137,12 @@ export interface SearchPlanOptions {
   large: boolean;
   /** Whether the plan for text within a range of sizes (search.sizes.ts) may be used. */
   sizes: boolean;
+  /** Whether the plan for text under a folder within its span of rowids (search.span.ts) may be used. */
+  span: boolean;
+  /** Most descendants a folder's span is read for (~0.12 µs each, once until the database changes). */
+  spanMaxRows: number;
+  /** Most rows holding the driving term within the span that the plan reads (~1 µs each, read and checked). */
+  spanMaxMatches: number;
   /** Whether the plan for common terms within a folder (search.subtree.ts) may be used. */
   subtree: boolean;
   /** Fewest index matches of the least common term (estimated) for which it is considered. */
@@ -138,6 +163,9 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   folders: true,
   large: true,
   sizes: true,
+  span: true,
+  spanMaxRows: 262_144,
+  spanMaxMatches: 10_000,
   subtree: true,
   subtreeMinMatches: 50_000,
 };
@@ -159,7 +187,7 @@ export interface SearchPage {
   /** True when `total` is the dense plan's estimate (above `denseMinTotal`); false when exact. */
   estimated: boolean;
   /** Which plan answered (for logs and tests). */
-  plan: "general" | "broad" | "dense" | "folders" | "large" | "sizes" | "subtree";
+  plan: "general" | "broad" | "dense" | "folders" | "large" | "sizes" | "span" | "subtree";
 }
 
 /** A plan reading a range of rows (search.repo.ts rangePage): one page, or undefined when it declines. */
@@ -455,6 +483,55 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     });
   };
 
+  /**
+   * A folder's span of rowids (search.span.ts), kept until the database
+   * changes; undefined when it has more than plan.spanMaxRows descendants.
+   */
+  const spans = keptUntilChange<Span | undefined>(sqlite);
+  const spanOf = (org: string, path: string): Span | undefined =>
+    spans(`${org} ${path}`, () => {
+      const q = spanQuery(org, path, plan.spanMaxRows);
+      const row = prepared(q).get(...q.params) as { lo: number | null; hi: number | null; n: number };
+      if (row.n > plan.spanMaxRows) return undefined;
+      return { lo: row.lo ?? 1, hi: row.hi ?? 0, rows: row.n };
+    });
+
+  /**
+   * The answer of the plan for text under a folder within its span
+   * (search.span.ts), driven by the term with the fewest rows there (each
+   * counted up to plan.spanMaxMatches; the first found under
+   * SPAN_FEW_MATCHES is taken), or undefined when no term is under that
+   * bound, or every term is in the folder's own path.
+   */
+  const spanPage: RangePlan = (org, spec, limit, offset, acl) => {
+    const text = spanTerms(spec.text, expand);
+    if (!text) return { ids: [], total: 0, estimated: false, plan: "span" };
+    const span = spanOf(org, spec.path!);
+    if (!span) return undefined;
+    // The share of the library's rowids the span holds: a term's index matches there, if spread evenly.
+    const share = (span.hi - span.lo + 1) / number(maxRowidQuery);
+    let driver: { set: Sql; rows: number } | undefined;
+    for (const term of text.terms) {
+      if (term.expr === undefined || number(pathHoldsQuery(spec.path!, term)) === 1) continue;
+      // A common term ("ab" in a library of "Abbey Road"s) is not counted at all.
+      if (estimate(term.expr) * share > SPAN_ESTIMATE_FACTOR * plan.spanMaxMatches) continue;
+      const rows = number(spanSetCountQuery(spanSet(term.expr, span, true), plan.spanMaxMatches));
+      if (rows <= plan.spanMaxMatches && (!driver || rows < driver.rows))
+        driver = { set: spanSet(term.expr, span), rows };
+      if (driver && driver.rows <= SPAN_FEW_MATCHES) break;
+    }
+    if (!driver) return undefined;
+    const terms = text.resolve();
+    if (!terms) return { ids: [], total: 0, estimated: false, plan: "span" };
+    const short = terms.filter((t) => t.scanned).map((t) => t.term);
+    const checked: SearchSpec = { ...spec, terms: { fts: [], viaFolders: [], short, none: false } };
+    const set = driver.set;
+    const page = windowed(spanPageQuery(org, checked, set, limit, offset, acl), offset, () =>
+      number(spanTotalQuery(org, checked, set, acl)),
+    );
+    return { ...page, estimated: false, plan: "span" };
+  };
+
   return {
     /** The spec with its terms resolved against the index (which are also in folders' paths). */
     resolve: resolved,
@@ -474,6 +551,10 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       scope?: Scope,
     ): SearchPage {
       const acl = scope?.acl;
+      // A folder's rows a scan wrote together: the term's rows there, whatever their number elsewhere.
+      const spanned =
+        plan.span && spanEligible(input) ? spanPage(organizationId, input, limit, offset, acl) : undefined;
+      if (spanned) return spanned;
       // Before resolving the terms: the dense plan tests rows itself, and asking the index which
       // terms folders' paths hold costs up to several milliseconds for a common word.
       const dense =

@@ -78,16 +78,24 @@ function everyTerm(column: string, spec: SearchSpec): Sql[] {
 
 /** FROM … WHERE of the matches readable under `acl`. */
 function subtreeMatches(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
-  const from = under(organizationId, spec);
+  return subtreeConditions(under(organizationId, spec), spec, false, acl);
+}
+
+/**
+ * `from` (a FROM … WHERE on `f`) with the plan's checks ANDed: a live row,
+ * every term on its path, the search's other filters (its path range too
+ * when `from` does not read that range itself: `checkPath`), and `acl`.
+ */
+export function subtreeConditions(from: Sql, spec: SearchSpec, checkPath: boolean, acl?: Sql): Sql {
   const conds: Sql[] = [{ sql: "f.is_deleted = 0", params: [] }, ...everyTerm("f.path", spec)];
-  const filters = rowFilters({ ...spec, path: undefined }, true);
+  const filters = rowFilters(checkPath ? spec : { ...spec, path: undefined }, true);
   if (filters.sql.length > 0) conds.push({ sql: filters.sql.join(" AND "), params: filters.params });
   if (acl) conds.push(acl);
   return andWhere(from, conds);
 }
 
 /** The general plan's order; by relevance, name matches first as checked on the name itself. */
-function subtreeOrder(spec: SearchSpec): Sql {
+export function subtreeOrder(spec: SearchSpec): Sql {
   if (spec.sortBy !== "relevance") return searchOrder(spec);
   const named = everyTerm("f.name", spec);
   return {
