@@ -13,6 +13,7 @@ import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.se
 import {
   folderMatch,
   idList,
+  inFolders,
   inSet,
   setOrder,
   setRowsQuery,
@@ -215,7 +216,7 @@ describe("dense search plan", () => {
     }
     // The folder walk tests each entry's folder and name in the name index alone (migration 0022).
     const folders = folderMatch([{ term: "jpg", folders: idList(["x"]) }, { term: "img" }], {
-      folders: idList(["y"]),
+      rows: inFolders(idList(["y"])),
       self: 1,
     });
     const byFolder = planOf(setWalkQuery(org, setOrder(input({ q: "jpg img" }))!, folders));

@@ -25,6 +25,7 @@ import {
   folderMatch,
   folderTerms,
   idList,
+  inFolders,
   inSet,
   nameSet,
   setOrder,
@@ -32,6 +33,7 @@ import {
   setWalkQuery,
   textSet,
 } from "./search.sets.ts";
+import { pureSpan, type Span } from "./search.span.ts";
 
 /**
  * The plan for dense searches: text whose matches are a sizeable share of
@@ -408,6 +410,8 @@ export interface DenseIndex {
   expand: Expand;
   /** The live directories at or under a folder (search.sets.ts foldersUnderQuery); undefined when it cannot tell. */
   foldersUnder: (organizationId: string, path: string) => readonly Folder[] | undefined;
+  /** A folder's span of rowids (search.span.ts); undefined when it has none. */
+  spanOf: (organizationId: string, path: string) => Span | undefined;
 }
 
 /**
@@ -416,7 +420,7 @@ export interface DenseIndex {
  * then counted exactly) or too sparse for a short walk.
  */
 export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseOptions, index: DenseIndex) {
-  const { inSomePath, expand, foldersUnder } = index;
+  const { inSomePath, expand, foldersUnder, spanOf } = index;
   const rows = (q: Sql) => prepared(q).raw(true);
   const walkBudget = (expected: number) => walkBudgetOf(expected, options.denseMaxWalk);
   /** A walk's page: its total exact when it reached the end of the matches, else the sample's estimate. */
@@ -579,13 +583,19 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const dirs = foldersUnder(org, spec.path);
       const self = dirs?.find((d) => d.path === spec.path);
       if (!dirs || !self) return undefined;
-      const perTerm = terms.map((term) => {
-        const holds = rowMatcher([term]);
-        return { term, folders: idList(dirs.filter((d) => holds(d.path, "", true)).map((d) => d.id)) };
-      });
-      const selfMatches = rowMatcher(terms)(self.path, "", true);
+      // A term the folder's own path holds, every row under it holds too (its folder's path does).
+      const perTerm = terms
+        .filter((term) => !rowMatcher([term])(self.path, "", true))
+        .map((term) => {
+          const holds = rowMatcher([term]);
+          return { term, folders: idList(dirs.filter((d) => holds(d.path, "", true)).map((d) => d.id)) };
+        });
+      const selfMatches = perTerm.length === 0;
+      // The rows under it: their rowids, where a scan wrote them in one run and nothing else is
+      // there (tested on the entry), else their folder among its thousands of directories (a list
+      // SQLite builds for every walk: ~8k ids, several milliseconds, under /Photos at 1M rows).
       match = folderMatch(perTerm, {
-        folders: idList(dirs.map((d) => d.id)),
+        rows: pureSpan(spanOf(org, spec.path)) ?? inFolders(idList(dirs.map((d) => d.id))),
         self: selfMatches ? self.rowid : undefined,
       });
     } else {

@@ -400,7 +400,20 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       return q && (prepared(q).all(...q.params) as Folder[]);
     });
 
-  const densePlan = createDensePlan(prepared, plan, { inSomePath, expand, foldersUnder });
+  /**
+   * A folder's span of rowids (search.span.ts), kept until the database
+   * changes; undefined when it has more than plan.spanMaxRows descendants.
+   */
+  const spans = keptUntilChange<Span | undefined>(sqlite);
+  const spanOf = (org: string, path: string): Span | undefined =>
+    spans(`${org} ${path}`, () => {
+      const q = spanQuery(org, path, plan.spanMaxRows);
+      const row = prepared(q).get(...q.params) as { lo: number | null; hi: number | null; n: number };
+      if (row.n > plan.spanMaxRows) return undefined;
+      return { lo: row.lo ?? 1, hi: row.hi ?? 0, rows: row.n };
+    });
+
+  const densePlan = createDensePlan(prepared, plan, { inSomePath, expand, foldersUnder, spanOf });
 
   /** About how many index matches `expr` has, from the rowid of its K-th (search.folders.ts chooseDriver). */
   const estimate = (expr: string): number => {
@@ -482,19 +495,6 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       total: () => sizeRangeTotalQuery(org, spec, set, acl),
     });
   };
-
-  /**
-   * A folder's span of rowids (search.span.ts), kept until the database
-   * changes; undefined when it has more than plan.spanMaxRows descendants.
-   */
-  const spans = keptUntilChange<Span | undefined>(sqlite);
-  const spanOf = (org: string, path: string): Span | undefined =>
-    spans(`${org} ${path}`, () => {
-      const q = spanQuery(org, path, plan.spanMaxRows);
-      const row = prepared(q).get(...q.params) as { lo: number | null; hi: number | null; n: number };
-      if (row.n > plan.spanMaxRows) return undefined;
-      return { lo: row.lo ?? 1, hi: row.hi ?? 0, rows: row.n };
-    });
 
   /**
    * The answer of the plan for text under a folder within its span

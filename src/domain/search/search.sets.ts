@@ -158,6 +158,12 @@ export interface FolderTerm {
   folders?: Sql;
 }
 
+/** Rows whose folder is one of `folders` (a subquery of ids), as a condition on `f`. */
+export const inFolders = (folders: Sql): Sql => ({
+  sql: `f.parent_id IN (${folders.sql})`,
+  params: folders.params,
+});
+
 /** Ids as a subquery. */
 export const idList = (ids: readonly string[]): Sql => ({
   sql: "SELECT value FROM json_each(?)",
@@ -188,11 +194,12 @@ export function folderTerms(text: string, inSomePath: (expr: string) => boolean)
  * For a walk of files_live_name_idx (which holds each row's parent,
  * migration 0022: tested on the entry, no row read), the rows whose folder
  * and name together hold every term: for each, the row's folder is one of
- * the term's folders or its name holds it. `within`: only rows whose folder
- * is one of its folders, or its `self` row (the path filter's own, when its
- * path holds every term).
+ * the term's folders or its name holds it. `within`: only the rows it
+ * holds (a condition on the entry: their folder one of a list, or their
+ * rowid within a folder's span), or its `self` row (the path filter's own,
+ * when its path holds every term).
  */
-export function folderMatch(terms: readonly FolderTerm[], within?: { folders: Sql; self?: number }): Sql {
+export function folderMatch(terms: readonly FolderTerm[], within?: { rows: Sql; self?: number }): Sql {
   const conds: Sql[] = terms.map(({ folders, term }) => {
     const named = containsCondition("f.name", term);
     if (!folders) return named;
@@ -201,7 +208,7 @@ export function folderMatch(terms: readonly FolderTerm[], within?: { folders: Sq
       params: [...folders.params, ...named.params],
     };
   });
-  if (within) conds.unshift({ sql: `f.parent_id IN (${within.folders.sql})`, params: within.folders.params });
+  if (within) conds.unshift(within.rows);
   const match: Sql = {
     sql: conds.map((c) => c.sql).join(" AND ") || "1",
     params: conds.flatMap((c) => c.params),

@@ -45,6 +45,16 @@ export interface Span {
   rows: number;
 }
 
+/**
+ * The span's rows as a condition on `f` (its rowid, held by every index
+ * entry) when the span holds the folder's descendants and nothing else:
+ * as many of them as rowids from `lo` to `hi`. Undefined otherwise.
+ */
+export function pureSpan(span: Span | undefined): Sql | undefined {
+  if (!span || span.rows === 0 || span.rows !== span.hi - span.lo + 1) return undefined;
+  return { sql: "f.rowid BETWEEN ? AND ?", params: [BigInt(span.lo), BigInt(span.hi)] };
+}
+
 /** True when the plan can answer `spec`: the subtree plan's searches (text, no tags, no "/") under a folder. */
 export function spanEligible(spec: SearchSpec): boolean {
   return spec.path !== undefined && subtreeEligible(spec);
