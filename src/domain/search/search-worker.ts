@@ -8,7 +8,7 @@
  * It answers what search.repo.ts `page` answers (ids, total, plan); the
  * main thread reads the page's rows itself. SQLite lets any number of
  * readers work beside the server's writer on a WAL database, each seeing
- * the last commit when its statement starts.
+ * the last commit when its read transaction starts (here: one a page).
  *
  * The build bundles it on its own (scripts/build.ts); from a checkout Node
  * runs this file as is.
@@ -51,6 +51,12 @@ sqlite.pragma("temp_store = FILE");
 // Searches only read: a bug that tried to write here fails instead of taking the write lock.
 sqlite.pragma("query_only = ON");
 const repo = createSearchRepo({ $client: sqlite }, data.plan);
+// One read transaction a page: every statement of a plan (a count, then the page; a folder's span
+// or directories kept from an earlier search, checked against the database's version first) sees
+// the same commit, so a page and its total agree even when a write lands between them.
+const pageOf = sqlite.transaction((request: SearchWorkerRequest) =>
+  repo.page(request.organizationId, request.spec, request.limit, request.offset, request.scope),
+);
 
 port.on("message", (message: SearchWorkerRequest | "close") => {
   if (message === "close") {
@@ -58,10 +64,10 @@ port.on("message", (message: SearchWorkerRequest | "close") => {
     port.close();
     return;
   }
-  const { seq, organizationId, spec, limit, offset, scope } = message;
+  const { seq } = message;
   let reply: SearchWorkerReply;
   try {
-    reply = { seq, page: repo.page(organizationId, spec, limit, offset, scope) };
+    reply = { seq, page: pageOf(message) };
   } catch (err) {
     reply = { seq, error: err instanceof Error ? err.message : String(err) };
   }
