@@ -33,6 +33,8 @@ describe("folder span search plan", () => {
     "/Photos/Xmas",
     "/Photos.bak",
     "/Videos/東京",
+    "/Videos/Tokyo Trip",
+    "/Videos/Tokyo Trip/Day trip",
   ];
   const names = [
     "Final %d.jpg",
@@ -196,6 +198,34 @@ describe("folder span search plan", () => {
     expect(
       dense.page(org, parseSearchInput({ q: "jpg", path: "/Videos/東京" }), 50, 0).ids.length,
     ).toBeGreaterThan(5);
+  });
+
+  it("gives the rows under the folders named by a term through their spans, as the general plan does", () => {
+    // "trip" names /Videos/Tokyo Trip and the folder inside it, each written in one run: their
+    // rows are tested by rowid. "xmas" names /Photos/Xmas, which had rows added later: its
+    // folders' children are read into a set instead. Both must give the general plan's rows.
+    const options = { ...DEFAULT_PLAN, ...none, span: false, denseMinTotal: 0, denseMinHits: 1 };
+    const dense = createSearchRepo(db, { ...options, dense: true, denseMaxWalk: 0 });
+    const sizes = createSearchRepo(db, { ...options, sizes: true });
+    const b = general();
+    const cases: [ReturnType<typeof createSearchRepo>, string, Record<string, unknown>][] = [
+      [dense, "dense", { q: "trip", sort_by: "updated_at", sort_order: "desc", limit: 1000 }],
+      [dense, "dense", { q: "trip", sort_by: "created_at", limit: 7, offset: 4 }],
+      [dense, "dense", { q: "trip jpg", sort_by: "name", sort_order: "desc", limit: 1000 }],
+      [dense, "dense", { q: "trip tokyo", limit: 1000 }],
+      [dense, "dense", { q: "xmas", sort_by: "updated_at", sort_order: "desc", limit: 1000 }],
+      [sizes, "sizes", { q: "trip", min_size: "2000", max_size: "3000", limit: 1000 }],
+      [sizes, "sizes", { q: "xmas", min_size: "2000", max_size: "3000", limit: 1000 }],
+    ];
+    for (const [repo, plan, i] of cases) {
+      const spec = parseSearchInput(i);
+      const x = repo.page(org, spec, spec.limit, spec.offset);
+      const y = b.page(org, spec, spec.limit, spec.offset);
+      expect(x.plan, JSON.stringify(i)).toBe(plan);
+      expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
+      if (!x.estimated) expect(x.total, JSON.stringify(i)).toBe(y.total);
+    }
+    expect(b.page(org, parseSearchInput({ q: "trip" }), 1000, 0).total).toBeGreaterThan(100);
   });
 
   it("obeys folder grants and the organization", () => {

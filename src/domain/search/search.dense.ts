@@ -31,6 +31,7 @@ import {
   setOrder,
   setRowsQuery,
   setWalkQuery,
+  spannedMatch,
   textSet,
 } from "./search.sets.ts";
 import { pureSpan, type Span } from "./search.span.ts";
@@ -412,6 +413,13 @@ export interface DenseIndex {
   foldersUnder: (organizationId: string, path: string) => readonly Folder[] | undefined;
   /** A folder's span of rowids (search.span.ts); undefined when it has none. */
   spanOf: (organizationId: string, path: string) => Span | undefined;
+  /**
+   * The rows under the folders whose path holds a term, as a condition on
+   * an index entry (their rowids within the spans of the few folders whose
+   * name holds it); undefined when those folders are many, or a span holds
+   * other rows too.
+   */
+  folderRows: (organizationId: string, term: string) => Sql | undefined;
 }
 
 /**
@@ -420,7 +428,7 @@ export interface DenseIndex {
  * then counted exactly) or too sparse for a short walk.
  */
 export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseOptions, index: DenseIndex) {
-  const { inSomePath, expand, foldersUnder, spanOf } = index;
+  const { inSomePath, expand, foldersUnder, spanOf, folderRows } = index;
   const rows = (q: Sql) => prepared(q).raw(true);
   const walkBudget = (expected: number) => walkBudgetOf(expected, options.denseMaxWalk);
   /** A walk's page: its total exact when it reached the end of the matches, else the sample's estimate. */
@@ -536,6 +544,8 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    */
   const matchSet = (org: string, spec: SearchSpec, estimated: number): Sql | undefined => {
     if (spec.path || estimated > SET_MAX_MATCHES) return undefined;
+    const spanned = spannedMatch(spec.text, inSomePath, (term) => folderRows(org, term));
+    if (spanned) return spanned;
     const set = textSet(org, spec.text, splitTerms(spec.text, expand), inSomePath);
     return set && inSet(set);
   };
@@ -601,7 +611,15 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     } else {
       const perTerm = folderTerms(spec.text, inSomePath);
       if (!perTerm) return undefined;
-      match = folderMatch(perTerm);
+      // A word of a few folders' names ("photos"): the rows under them by rowid, tested on any
+      // index's entry, where their ids (~8k folders under /Photos) are read for every walk, and
+      // an entry of an index without the folder (by date) has its row read to test it.
+      match = folderMatch(
+        perTerm.map((t) => {
+          const rows = t.folders && folderRows(org, t.term);
+          return rows ? { term: t.term, rows } : t;
+        }),
+      );
     }
     return setWalk(
       spec,

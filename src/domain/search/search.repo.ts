@@ -35,15 +35,17 @@ import {
 import { EXACT_TOTAL_BOUND } from "./search.limits.ts";
 import {
   countQuery,
+  countUpTo,
   type Expand,
   pageQuery,
   phraseTrigrams,
+  quoted,
   type Sql,
   splitTerms,
   termsOf,
 } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
-import { foldersUnderQuery, textSet } from "./search.sets.ts";
+import { foldersUnderQuery, inSet, spannedMatch, textSet } from "./search.sets.ts";
 import {
   sizeRangeEligible,
   sizeRangePageQuery,
@@ -51,13 +53,16 @@ import {
   sizeRangeTotalQuery,
 } from "./search.sizes.ts";
 import {
+  namedFoldersQuery,
   pathHoldsQuery,
+  pureSpan,
   type Span,
   spanEligible,
   spanPageQuery,
   spanQuery,
   spanSet,
   spanSetCountQuery,
+  spansCondition,
   spanTerms,
   spanTotalQuery,
 } from "./search.span.ts";
@@ -101,6 +106,8 @@ const SPAN_FEW_MATCHES = 1000;
  * be counted: terms gather in some folders.
  */
 const SPAN_ESTIMATE_FACTOR = 4;
+/** Most names holding a term whose directories' spans stand for the folders whose path holds it. */
+const NAMED_FOLDERS_MAX = 64;
 /** Past every code point: the end of a range of terms beginning with a prefix. */
 const LAST = String.fromCodePoint(0x10ffff);
 
@@ -413,7 +420,33 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       return { lo: row.lo ?? 1, hi: row.hi ?? 0, rows: row.n };
     });
 
-  const densePlan = createDensePlan(prepared, plan, { inSomePath, expand, foldersUnder, spanOf });
+  /**
+   * The rows under the folders whose path holds `term` (search.dense.ts
+   * DenseIndex.folderRows): the spans of the directories whose name holds
+   * it, when at most NAMED_FOLDERS_MAX names do (counted in the index) and
+   * each span holds its folder's rows alone.
+   */
+  const folderRows = (org: string, term: string): Sql | undefined => {
+    const expr = quoted(term);
+    const names = { sql: "FROM files_fts WHERE files_fts MATCH ?", params: [`name : (${expr})`] };
+    if (number(countUpTo(names, NAMED_FOLDERS_MAX)) > NAMED_FOLDERS_MAX) return undefined;
+    const q = namedFoldersQuery(org, expr, NAMED_FOLDERS_MAX);
+    const spans: Span[] = [];
+    for (const { path } of prepared(q).all(...q.params) as { path: string }[]) {
+      const span = spanOf(org, path);
+      if (!span || (span.rows > 0 && !pureSpan(span))) return undefined;
+      spans.push(span);
+    }
+    return spansCondition(spans);
+  };
+
+  const densePlan = createDensePlan(prepared, plan, {
+    inSomePath,
+    expand,
+    foldersUnder,
+    spanOf,
+    folderRows,
+  });
 
   /** About how many index matches `expr` has, from the rowid of its K-th (search.folders.ts chooseDriver). */
   const estimate = (expr: string): number => {
@@ -485,14 +518,15 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
    */
   const sizeRangePage: RangePlan = (org, spec, limit, offset, acl) => {
     const terms = termsOf(spec);
-    // The set of the text's matches; the path filter, if any, is a condition on the rows.
+    // The text's matches, tested on each entry; the path filter, if any, is a condition on the rows.
     const set = textSet(org, spec.text, terms, inSomePath);
     if (!set) return undefined;
+    const match = spannedMatch(spec.text, inSomePath, (term) => folderRows(org, term)) ?? inSet(set);
     const least = leastMatches(terms);
     return rangePage("sizes", SIZE_RANGE_ROWS_PER_MATCH * least, offset, {
       rows: (bound) => sizeRangeRowsQuery(org, spec, bound),
-      page: () => sizeRangePageQuery(org, spec, set, limit, offset, acl),
-      total: () => sizeRangeTotalQuery(org, spec, set, acl),
+      page: () => sizeRangePageQuery(org, spec, match, limit, offset, acl),
+      total: () => sizeRangeTotalQuery(org, spec, match, acl),
     });
   };
 

@@ -66,6 +66,38 @@ export function textSet(
   };
 }
 
+/**
+ * Every match of `text` as a condition an index's entry is tested by
+ * (textSet's rows, without building the children of folders into a set):
+ * the names holding the terms no folder's path holds, from the FTS index;
+ * for each other term, its own index matches, or a rowid within the spans
+ * `rowsUnder` gives for the folders whose path holds it ("photos": the
+ * ~176k rows under /Photos, tested by two comparisons instead of a set
+ * built from the children of its ~8k folders). Undefined when a term is
+ * short or has "/", or `rowsUnder` has no spans for one.
+ */
+export function spannedMatch(
+  text: string,
+  inSomePath: (expr: string) => boolean,
+  rowsUnder: (term: string) => Sql | undefined,
+): Sql | undefined {
+  const terms = folderTerms(text, inSomePath);
+  if (!terms || terms.length === 0 || terms.some((t) => t.term.includes("/"))) return undefined;
+  const conds: Sql[] = [];
+  const own = terms.filter((t) => !t.folders).map((t) => quoted(t.term));
+  if (own.length > 0) conds.push(inSet({ sql: OWN_MATCHES, params: [ftsExpression(own)] }));
+  for (const { term, folders } of terms) {
+    if (!folders) continue;
+    const under = rowsUnder(term);
+    if (!under) return undefined;
+    conds.push({
+      sql: `(f.rowid IN (${OWN_MATCHES}) OR ${under.sql})`,
+      params: [quoted(term), ...under.params],
+    });
+  }
+  return { sql: conds.map((c) => c.sql).join(" AND "), params: conds.flatMap((c) => c.params) };
+}
+
 /** An index a set walk reads in a search's order, and the key whose ties it reads to the end. */
 export interface SetOrder {
   index: string;
@@ -152,10 +184,16 @@ export function foldersUnderQuery(organizationId: string, path: string): Sql | u
   };
 }
 
-/** A term of a folder walk: the term as typed, and the folders whose path holds it (a subquery of ids; none when absent). */
+/**
+ * A term of a folder walk: the term as typed, and the folders whose path
+ * holds it (a subquery of ids; none when absent), or instead `rows`, the
+ * rows under those folders as a condition on the entry (search.span.ts
+ * spansCondition).
+ */
 export interface FolderTerm {
   term: string;
   folders?: Sql;
+  rows?: Sql;
 }
 
 /** Rows whose folder is one of `folders` (a subquery of ids), as a condition on `f`. */
@@ -200,13 +238,11 @@ export function folderTerms(text: string, inSomePath: (expr: string) => boolean)
  * when its path holds every term).
  */
 export function folderMatch(terms: readonly FolderTerm[], within?: { rows: Sql; self?: number }): Sql {
-  const conds: Sql[] = terms.map(({ folders, term }) => {
+  const conds: Sql[] = terms.map(({ folders, rows, term }) => {
     const named = containsCondition("f.name", term);
-    if (!folders) return named;
-    return {
-      sql: `(f.parent_id IN (${folders.sql}) OR ${named.sql})`,
-      params: [...folders.params, ...named.params],
-    };
+    const under = rows ?? (folders && inFolders(folders));
+    if (!under) return named;
+    return { sql: `(${under.sql} OR ${named.sql})`, params: [...under.params, ...named.params] };
   });
   if (within) conds.unshift(within.rows);
   const match: Sql = {

@@ -12,7 +12,6 @@ import {
   windowOf,
 } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
-import { inSet } from "./search.sets.ts";
 
 /**
  * The plan for text within a range of sizes ("final" between 100 and 400
@@ -63,9 +62,13 @@ export function sizeRangeRowsQuery(organizationId: string, spec: SearchSpec, bou
   return countUpTo(inBuckets(organizationId, spec), bound);
 }
 
-/** FROM … WHERE of the matches readable under `acl`: the range's rows among `set` (the text's matches). */
-function sizeRangeMatches(organizationId: string, spec: SearchSpec, set: Sql, acl?: Sql): Sql {
-  const conds: Sql[] = [inSet(set)];
+/**
+ * FROM … WHERE of the matches readable under `acl`: the range's rows
+ * passing `match` (the text's matches, tested on each entry: search.sets.ts
+ * inSet or spannedMatch).
+ */
+function sizeRangeMatches(organizationId: string, spec: SearchSpec, match: Sql, acl?: Sql): Sql {
+  const conds: Sql[] = [match];
   // The exact sizes, the path filter, type and dates, off their own indexes.
   const filters = rowFilters(spec, true);
   if (filters.sql.length > 0) conds.push({ sql: filters.sql.join(" AND "), params: filters.params });
@@ -77,15 +80,15 @@ function sizeRangeMatches(organizationId: string, spec: SearchSpec, set: Sql, ac
 export function sizeRangePageQuery(
   organizationId: string,
   spec: SearchSpec,
-  set: Sql,
+  match: Sql,
   limit: number,
   offset: number,
   acl?: Sql,
 ): Sql {
-  return windowOf(sizeRangeMatches(organizationId, spec, set, acl), spec, limit, offset);
+  return windowOf(sizeRangeMatches(organizationId, spec, match, acl), spec, limit, offset);
 }
 
 /** The count of every match (for a window past the end). */
-export function sizeRangeTotalQuery(organizationId: string, spec: SearchSpec, set: Sql, acl?: Sql): Sql {
-  return countOf(sizeRangeMatches(organizationId, spec, set, acl));
+export function sizeRangeTotalQuery(organizationId: string, spec: SearchSpec, match: Sql, acl?: Sql): Sql {
+  return countOf(sizeRangeMatches(organizationId, spec, match, acl));
 }
