@@ -64,9 +64,17 @@ describe("folder-terms search plan", () => {
   });
   afterAll(() => closeTempDb(dir, db));
 
-  const folders = () => createSearchRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, broad: false });
+  const folders = () =>
+    createSearchRepo(db, { ...DEFAULT_PLAN, span: false, runs: false, dense: false, broad: false });
   const general = () =>
-    createSearchRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, broad: false, folders: false });
+    createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      span: false,
+      runs: false,
+      dense: false,
+      broad: false,
+      folders: false,
+    });
 
   const cases: Record<string, unknown>[] = [
     { q: "holiday 2019", limit: 1000 },

@@ -177,9 +177,16 @@ describe("search plans agree", () => {
     expect(repo.page(org, sparse, 50, 0).plan).toBe("general");
     const filtered = parseSearchInput({ q: "jpg", type: "file" });
     expect(repo.page(org, filtered, 50, 0).plan).toBe("general");
-    // Two terms of which one is also in folder paths: the folder-terms plan (search-folders.test.ts).
+    // Two terms of which one is also in folder paths: the words' rows and runs intersected
+    // (search-runs.test.ts), else the folder-terms plan (search-folders.test.ts).
     const mixed = repo.page(org, parseSearchInput({ q: "photos beach" }), 50, 0);
-    expect(mixed.plan).toBe("folders");
+    expect(mixed.plan).toBe("runs");
+    const withoutRuns = createSearchRepo(db, { ...DEFAULT_PLAN, broadMinMatches: 5, runs: false });
+    expect(withoutRuns.page(org, parseSearchInput({ q: "photos beach" }), 50, 0)).toMatchObject({
+      plan: "folders",
+      total: mixed.total,
+      ids: mixed.ids,
+    });
     expect(mixed.total).toBeGreaterThan(5);
     // Browsing from the largest file, past the large ones (the size index holds no others).
     const general = createSearchRepo(db, { ...DEFAULT_PLAN, broad: false, folders: false });

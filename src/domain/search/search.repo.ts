@@ -37,13 +37,27 @@ import {
   countQuery,
   countUpTo,
   type Expand,
+  MAX_TERMS,
   pageQuery,
   phraseTrigrams,
   quoted,
   type Sql,
   splitTerms,
+  TRIGRAM_MIN,
   termsOf,
+  textTerms,
 } from "./search.query.ts";
+import {
+  intersectWords,
+  mergeRuns,
+  namedDirPathsQuery,
+  namedDirs,
+  ownMatches,
+  ownRowidsQuery,
+  runsPageQuery,
+  runsTotalQuery,
+  type WordRows,
+} from "./search.runs.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 import { foldersUnderQuery, inSet, spannedMatch, textSet } from "./search.sets.ts";
 import {
@@ -108,6 +122,16 @@ const SPAN_FEW_MATCHES = 1000;
 const SPAN_ESTIMATE_FACTOR = 4;
 /** Most names holding a term whose directories' spans stand for the folders whose path holds it. */
 const NAMED_FOLDERS_MAX = 64;
+/** Index matches of its own a word may have for the runs plan (each rowid read into a set). */
+const RUNS_MAX_OWN = 50_000;
+/** Directories a word's name may be in for the runs plan (each one's rows counted once for its run). */
+const RUNS_MAX_DIRS = 4096;
+/** Rows the runs plan reads at most (each checked on its path): past them, the folders plan. */
+const RUNS_MAX_ROWS = 20_000;
+/** How far past RUNS_MAX_ROWS the fewest rows of a word may be before the plan declines unread. */
+const RUNS_FEWEST_FACTOR = 4;
+/** Runs the search thread keeps for the words searched, summed (16 bytes each). */
+const RUNS_KEPT = 50_000;
 /** Past every code point: the end of a range of terms beginning with a prefix. */
 const LAST = String.fromCodePoint(0x10ffff);
 
@@ -142,6 +166,8 @@ export interface SearchPlanOptions {
   folders: boolean;
   /** Whether the large-files plan (search.large.ts) may be used. */
   large: boolean;
+  /** Whether the plan for several words of folders' names (search.runs.ts) may be used. */
+  runs: boolean;
   /** Whether the plan for text within a range of sizes (search.sizes.ts) may be used. */
   sizes: boolean;
   /** Whether the plan for text under a folder within its span of rowids (search.span.ts) may be used. */
@@ -169,6 +195,7 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   denseMinTotal: EXACT_TOTAL_BOUND,
   folders: true,
   large: true,
+  runs: true,
   sizes: true,
   span: true,
   spanMaxRows: 262_144,
@@ -194,7 +221,7 @@ export interface SearchPage {
   /** True when `total` is the dense plan's estimate (above `denseMinTotal`); false when exact. */
   estimated: boolean;
   /** Which plan answered (for logs and tests). */
-  plan: "general" | "broad" | "dense" | "folders" | "large" | "sizes" | "span" | "subtree";
+  plan: "general" | "broad" | "dense" | "folders" | "large" | "runs" | "sizes" | "span" | "subtree";
 }
 
 /** A plan reading a range of rows (search.repo.ts rangePage): one page, or undefined when it declines. */
@@ -455,6 +482,73 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     return row ? ((ESTIMATE_AT + 1) * number(maxRowidQuery)) / row.n : ESTIMATE_AT;
   };
 
+  /**
+   * The runs of rowids under the directories whose name holds `expr`
+   * (search.runs.ts), merged, kept until the database changes (at most
+   * RUNS_KEPT runs, summed); null when more than RUNS_MAX_DIRS directories
+   * hold it, or one has more than plan.spanMaxRows rows under it.
+   */
+  const wordRuns = keptUntilChange<[number, number][] | null>(sqlite, {
+    weight: (runs) => runs?.length ?? 0,
+    most: RUNS_KEPT,
+  });
+  const runsOf = (org: string, expr: string) =>
+    wordRuns(`${org} ${expr}`, () => {
+      if (number(countUpTo(namedDirs(expr), RUNS_MAX_DIRS)) > RUNS_MAX_DIRS) return null;
+      const q = namedDirPathsQuery(org, expr);
+      const spans: Span[] = [];
+      for (const { path } of prepared(q).all(...q.params) as { path: string }[]) {
+        const s = spanQuery(org, path, plan.spanMaxRows);
+        const row = prepared(s).get(...s.params) as { lo: number | null; hi: number | null; n: number };
+        if (row.n > plan.spanMaxRows) return null;
+        spans.push({ lo: row.lo ?? 1, hi: row.hi ?? 0, rows: row.n });
+      }
+      return mergeRuns(spans);
+    });
+
+  /**
+   * The answer of the plan for several words of folders' names
+   * (search.runs.ts), or undefined when a word is short, has more than
+   * RUNS_MAX_OWN index matches of its own or too many folders, or the words
+   * share more than RUNS_MAX_ROWS rows (the folders plan answers).
+   */
+  const runsPage: RangePlan = (org, spec, limit, offset, acl) => {
+    const terms = termsOf(spec);
+    const texts = textTerms(spec.text, MAX_TERMS);
+    if (terms.short.length > 0 || texts.length < 2 || texts.some((t) => [...t].length < TRIGRAM_MIN))
+      return undefined;
+    const found: { expr: string; runs: [number, number][]; rows: number }[] = [];
+    for (const text of texts) {
+      const expr = quoted(text);
+      const own = number(countUpTo(ownMatches(expr), RUNS_MAX_OWN));
+      if (own > RUNS_MAX_OWN) return undefined;
+      const runs = inSomePath(expr) ? runsOf(org, expr) : [];
+      if (runs === null) return undefined;
+      found.push({ expr, runs, rows: runs.reduce((n, [lo, hi]) => n + hi - lo + 1, own) });
+    }
+    // The word with the fewest rows first: its rows are walked, the others' only tested. When even
+    // its rows are more than four times the bound, the words likely share more rows than it reads
+    // ("pink floyd": ~47k), and their rowids are not read at all.
+    found.sort((a, b) => a.rows - b.rows);
+    if (found[0]!.rows > RUNS_FEWEST_FACTOR * RUNS_MAX_ROWS) return undefined;
+    const words: WordRows[] = found.map(({ expr, runs }) => {
+      const own = ownRowidsQuery(expr);
+      return {
+        own: prepared(own)
+          .pluck()
+          .all(...own.params) as number[],
+        runs,
+      };
+    });
+    const rowids = intersectWords(words, RUNS_MAX_ROWS);
+    if (!rowids) return undefined;
+    const checked: SearchSpec = { ...spec, terms: { fts: [], viaFolders: [], short: [], none: false } };
+    const page = windowed(runsPageQuery(org, checked, rowids, limit, offset, acl), offset, () =>
+      number(runsTotalQuery(org, checked, rowids, acl)),
+    );
+    return { ...page, estimated: false, plan: "runs" };
+  };
+
   /** The folder-terms plan's answer (search.folders.ts). */
   const foldersPage = (
     org: string,
@@ -623,7 +717,10 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       const broad =
         plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset, scope) : undefined;
       if (broad) return broad;
-      if (plan.folders && foldersEligible(spec)) return foldersPage(organizationId, spec, limit, offset, acl);
+      if (plan.folders && foldersEligible(spec)) {
+        const runs = plan.runs ? runsPage(organizationId, spec, limit, offset, acl) : undefined;
+        return runs ?? foldersPage(organizationId, spec, limit, offset, acl);
+      }
       const page = windowed(pageQuery(organizationId, spec, limit, offset, acl), offset, () =>
         count(organizationId, spec, acl),
       );
