@@ -532,7 +532,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     found.sort((a, b) => a.rows - b.rows);
     if (found[0]!.rows > RUNS_FEWEST_FACTOR * RUNS_MAX_ROWS) return undefined;
     const words: WordRows[] = found.map(({ expr, runs }) => {
-      const own = ownRowidsQuery(expr);
+      const own = ownRowidsQuery(expr, RUNS_MAX_OWN);
       return {
         own: prepared(own)
           .pluck()

@@ -39,10 +39,10 @@ export const ownMatches = (expr: string): Sql => ({
   params: [expr],
 });
 
-/** Rowids of the index matches of `expr` in their own rows, in rowid order. */
-export const ownRowidsQuery = (expr: string): Sql => ({
-  sql: "SELECT rowid AS own FROM files_fts WHERE files_fts MATCH ?",
-  params: [expr],
+/** Rowids of the index matches of `expr` in their own rows, in rowid order, at most `most`. */
+export const ownRowidsQuery = (expr: string, most: number): Sql => ({
+  sql: "SELECT rowid AS own FROM files_fts WHERE files_fts MATCH ? LIMIT ?",
+  params: [expr, most],
 });
 
 /**
@@ -109,9 +109,23 @@ export function intersectRuns(
   return out;
 }
 
+/** Whether `x` is in `sorted` (ascending): a binary search, where a Set of 80k rowids took ~7 ms to build. */
+export function hasSorted(sorted: ArrayLike<number>, x: number): boolean {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = sorted[mid]!;
+    if (v < x) lo = mid + 1;
+    else if (v > x) hi = mid - 1;
+    else return true;
+  }
+  return false;
+}
+
 /** One word's rows: its own index matches (ascending rowids) and the runs under the directories its name holds. */
 export interface WordRows {
-  own: readonly number[];
+  own: ArrayLike<number> & Iterable<number>;
   runs: readonly (readonly [number, number])[];
 }
 
@@ -125,8 +139,7 @@ export interface WordRows {
 export function intersectWords(words: readonly WordRows[], most: number): number[] | undefined {
   const [first, ...rest] = words;
   if (!first) return [];
-  const held = rest.map((w) => ({ own: new Set(w.own), runs: w.runs }));
-  const holds = (x: number) => held.every((w) => w.own.has(x) || inRuns(w.runs, x));
+  const holds = (x: number) => rest.every((w) => hasSorted(w.own, x) || inRuns(w.runs, x));
   const out = new Set<number>();
   for (const x of first.own) if (holds(x)) out.add(x);
   if (out.size > most) return undefined;
@@ -134,7 +147,8 @@ export function intersectWords(words: readonly WordRows[], most: number): number
   // matches: the runs intersected, and each other word's own matches within them.
   let within: [number, number][] = first.runs.map(([lo, hi]) => [lo, hi]);
   for (const w of rest) {
-    const mine = w.own.filter((x) => inRuns(within, x));
+    const mine: number[] = [];
+    if (within.length > 0) for (const x of w.own) if (inRuns(within, x)) mine.push(x);
     const common = intersectRuns(within, w.runs);
     const spans = mergeRuns([
       ...common.map(([lo, hi]) => ({ lo, hi, rows: 1 })),
