@@ -37,6 +37,7 @@ import {
   countQuery,
   countUpTo,
   type Expand,
+  ftsExpression,
   MAX_TERMS,
   pageQuery,
   phraseTrigrams,
@@ -531,6 +532,10 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     // ("pink floyd": ~47k), and their rowids are not read at all.
     found.sort((a, b) => a.rows - b.rows);
     if (found[0]!.rows > RUNS_FEWEST_FACTOR * RUNS_MAX_ROWS) return undefined;
+    // The names holding every word are rows the plan would read whatever the runs: past half its
+    // bound (17.6k names hold both "pink" and "floyd"), it would give up after reading the rowids.
+    const together = ownMatches(ftsExpression(found.map((f) => f.expr)));
+    if (number(countUpTo(together, RUNS_MAX_ROWS / 2)) > RUNS_MAX_ROWS / 2) return undefined;
     const words: WordRows[] = found.map(({ expr, runs }) => {
       const own = ownRowidsQuery(expr, RUNS_MAX_OWN);
       return {
