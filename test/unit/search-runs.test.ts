@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
-import type { Sql } from "../../src/domain/search/search.query.ts";
 import {
   createSearchRepo,
   DEFAULT_PLAN,
@@ -9,6 +8,7 @@ import {
 import { inRuns, intersectRuns, intersectWords, mergeRuns } from "../../src/domain/search/search.runs.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { expectSamePages, grantsOf, totalOf } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
@@ -130,21 +130,8 @@ describe("runs search plan", () => {
   ];
 
   it("gives the same pages and totals as the general plan", () => {
-    const a = runs();
-    const b = general();
-    for (const i of cases) {
-      const spec = parseSearchInput(i);
-      const x = a.page(org, spec, spec.limit, spec.offset);
-      const y = b.page(org, spec, spec.limit, spec.offset);
-      expect(y.plan, JSON.stringify(i)).toBe("general");
-      expect(x.plan, JSON.stringify(i)).toBe("runs");
-      expect(x.total, JSON.stringify(i)).toBe(y.total);
-      expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
-    }
-    const total = (i: Record<string, unknown>) => {
-      const spec = parseSearchInput(i);
-      return runs().page(org, spec, spec.limit, spec.offset).total;
-    };
+    expectSamePages(runs(), general(), org, cases, { plan: "runs" });
+    const total = (i: Record<string, unknown>) => totalOf(runs(), org, i);
     // The cases match rows through folders' names, names, both, and rows added or moved later.
     expect(total({ q: "krakow live" })).toBeGreaterThan(60);
     expect(total({ q: "breaking bad s03" })).toBeGreaterThan(10);
@@ -169,17 +156,7 @@ describe("runs search plan", () => {
     ).run(org);
     c.prepare("UPDATE files SET acl_id = 'B' WHERE organization_id = ? AND path LIKE '/Photos/%'").run(org);
     try {
-      const acl: Sql = {
-        sql: "(f.acl_id IS NULL OR f.acl_id IN (SELECT value FROM json_each(?)))",
-        params: ['["A"]'],
-      };
-      for (const i of cases) {
-        const spec = parseSearchInput(i);
-        const x = runs().page(org, spec, spec.limit, spec.offset, { acl });
-        const y = general().page(org, spec, spec.limit, spec.offset, { acl });
-        expect(x.total, JSON.stringify(i)).toBe(y.total);
-        expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
-      }
+      expectSamePages(runs(), general(), org, cases, { plan: "runs", scope: grantsOf(["A"]) });
       const theirs = parseSearchInput({ q: "theirs live krakow" });
       expect(runs().page(org, theirs, 50, 0)).toMatchObject({ total: 0 });
       expect(runs().page(other, theirs, 50, 0)).toMatchObject({ total: 1 });

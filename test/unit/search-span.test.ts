@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
-import type { Sql } from "../../src/domain/search/search.query.ts";
 import {
   createSearchRepo,
   DEFAULT_PLAN,
@@ -8,6 +7,7 @@ import {
 } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { expectSamePages, grantsOf, totalOf } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
@@ -109,21 +109,9 @@ describe("folder span search plan", () => {
 
   it("gives the same pages and totals as the general plan", () => {
     const a = span();
-    const b = general();
-    for (const i of cases) {
-      const spec = parseSearchInput(i);
-      const x = a.page(org, spec, spec.limit, spec.offset);
-      const y = b.page(org, spec, spec.limit, spec.offset);
-      expect(y.plan, JSON.stringify(i)).toBe("general");
-      expect(x.plan, JSON.stringify(i)).toBe("span");
-      expect(x.total, JSON.stringify(i)).toBe(y.total);
-      expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
-      expect(x.estimated).toBe(false);
-    }
-    const total = (i: Record<string, unknown>) => {
-      const spec = parseSearchInput(i);
-      return a.page(org, spec, spec.limit, spec.offset).total;
-    };
+    expectSamePages(a, general(), org, cases, { plan: "span" });
+    for (const i of cases) expect(a.page(org, parseSearchInput(i), 50, 0).estimated).toBe(false);
+    const total = (i: Record<string, unknown>) => totalOf(a, org, i);
     // The cases match something: the later rows, the moved one, folder names and accents included.
     expect(total({ q: "final", path: "/Photos/Xmas" })).toBeGreaterThan(8);
     expect(total({ q: "later", path: "/Photos" })).toBe(2);
@@ -187,14 +175,7 @@ describe("folder span search plan", () => {
       { q: "jpg", path: "/Photos/Xmas", limit: 1000 },
       { q: "xmas", path: "/Photos/Xmas", sort_order: "desc", limit: 1000 },
     ];
-    for (const i of walked) {
-      const spec = parseSearchInput(i);
-      const x = dense.page(org, spec, spec.limit, spec.offset);
-      const y = b.page(org, spec, spec.limit, spec.offset);
-      expect(x.plan, JSON.stringify(i)).toBe("dense");
-      expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
-      if (!x.estimated) expect(x.total, JSON.stringify(i)).toBe(y.total);
-    }
+    expectSamePages(dense, b, org, walked, { plan: "dense" });
     expect(
       dense.page(org, parseSearchInput({ q: "jpg", path: "/Videos/東京" }), 50, 0).ids.length,
     ).toBeGreaterThan(5);
@@ -208,24 +189,30 @@ describe("folder span search plan", () => {
     const dense = createSearchRepo(db, { ...options, dense: true, denseMaxWalk: 0 });
     const sizes = createSearchRepo(db, { ...options, sizes: true });
     const b = general();
-    const cases: [ReturnType<typeof createSearchRepo>, string, Record<string, unknown>][] = [
-      [dense, "dense", { q: "trip", sort_by: "updated_at", sort_order: "desc", limit: 1000 }],
-      [dense, "dense", { q: "trip", sort_by: "created_at", limit: 7, offset: 4 }],
-      [dense, "dense", { q: "trip jpg", sort_by: "name", sort_order: "desc", limit: 1000 }],
-      [dense, "dense", { q: "trip tokyo", limit: 1000 }],
-      [dense, "dense", { q: "xmas", sort_by: "updated_at", sort_order: "desc", limit: 1000 }],
-      [sizes, "sizes", { q: "trip", min_size: "2000", max_size: "3000", limit: 1000 }],
-      [sizes, "sizes", { q: "xmas", min_size: "2000", max_size: "3000", limit: 1000 }],
-    ];
-    for (const [repo, plan, i] of cases) {
-      const spec = parseSearchInput(i);
-      const x = repo.page(org, spec, spec.limit, spec.offset);
-      const y = b.page(org, spec, spec.limit, spec.offset);
-      expect(x.plan, JSON.stringify(i)).toBe(plan);
-      expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
-      if (!x.estimated) expect(x.total, JSON.stringify(i)).toBe(y.total);
-    }
-    expect(b.page(org, parseSearchInput({ q: "trip" }), 1000, 0).total).toBeGreaterThan(100);
+    expectSamePages(
+      dense,
+      b,
+      org,
+      [
+        { q: "trip", sort_by: "updated_at", sort_order: "desc", limit: 1000 },
+        { q: "trip", sort_by: "created_at", limit: 7, offset: 4 },
+        { q: "trip jpg", sort_by: "name", sort_order: "desc", limit: 1000 },
+        { q: "trip tokyo", limit: 1000 },
+        { q: "xmas", sort_by: "updated_at", sort_order: "desc", limit: 1000 },
+      ],
+      { plan: "dense" },
+    );
+    expectSamePages(
+      sizes,
+      b,
+      org,
+      [
+        { q: "trip", min_size: "2000", max_size: "3000", limit: 1000 },
+        { q: "xmas", min_size: "2000", max_size: "3000", limit: 1000 },
+      ],
+      { plan: "sizes" },
+    );
+    expect(totalOf(b, org, { q: "trip" })).toBeGreaterThan(100);
   });
 
   it("obeys folder grants and the organization", () => {
@@ -237,20 +224,10 @@ describe("folder span search plan", () => {
       org,
     );
     try {
-      const acl: Sql = {
-        sql: "(f.acl_id IS NULL OR f.acl_id IN (SELECT value FROM json_each(?)))",
-        params: ['["A"]'],
-      };
-      for (const i of cases) {
-        const spec = parseSearchInput(i);
-        const x = span().page(org, spec, spec.limit, spec.offset, { acl });
-        const y = general().page(org, spec, spec.limit, spec.offset, { acl });
-        expect(x.total, JSON.stringify(i)).toBe(y.total);
-        expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
-      }
-      const spec = parseSearchInput({ q: "final", path: "/Photos/Xmas", limit: 1000 });
-      expect(span().page(org, spec, 1000, 0, { acl }).total).toBe(0);
-      expect(span().page(org, spec, 1000, 0).total).toBeGreaterThan(0);
+      const scope = grantsOf(["A"]);
+      expectSamePages(span(), general(), org, cases, { scope });
+      expect(totalOf(span(), org, { q: "final", path: "/Photos/Xmas" }, scope)).toBe(0);
+      expect(totalOf(span(), org, { q: "final", path: "/Photos/Xmas" })).toBeGreaterThan(0);
       // The other organization's files are never among this one's matches.
       const theirs = parseSearchInput({ q: "theirs", path: "/Photos" });
       expect(span().page(org, theirs, 50, 0)).toMatchObject({ total: 0, plan: "span" });
