@@ -284,6 +284,11 @@ describe("dense search plan", () => {
       // of every match.
       { q: "photos", sort_by: "relevance", limit: 30 },
       { q: "movies amelie", sort_by: "relevance", offset: 5 },
+      // Largest first past what a bucket walk reading rows may read: the buckets' index walked over
+      // the set of every match, whole buckets at a time.
+      { q: "jpg", sort_by: "size", sort_order: "desc", limit: 1000 },
+      { q: "img", sort_by: "size", sort_order: "desc", limit: 40, offset: 100 },
+      { q: "amelie", sort_by: "size", sort_order: "desc", limit: 7, offset: 60 },
     ]) {
       const spec = input(i);
       const page = repo.page(org, spec, spec.limit, spec.offset);

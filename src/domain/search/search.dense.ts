@@ -939,8 +939,13 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // The exact plans read every match (a row each, then a sort): a walk the sample expects to
       // read more rows than half as many is left to them, and one that reads that many gives up.
       const most = Math.max(est.total / 2, 2 * options.denseMaxWalk);
-      if (expectedBucketRows(est.sized, spec.sortOrder === "desc", offset + limit, maxRowid()) > most)
-        return undefined;
+      if (expectedBucketRows(est.sized, spec.sortOrder === "desc", offset + limit, maxRowid()) > most) {
+        // Largest first, the walk of the buckets' index over the set of every match: an entry costs
+        // a lookup in the set, not a row read ("東京": ~26k rows read to find 50 among the larger
+        // files, left to the general plan, which reads all of its 46k matches).
+        const viaSet = setPage(org, spec, est.textMatches, acl)?.(limit, offset);
+        return viaSet && answer(viaSet, total);
+      }
       const page = bySize(org, spec, limit, offset, most, test, est.sized, est.names, acl);
       return page && answer(page, total);
     }

@@ -8,6 +8,7 @@ import {
   pathMatches,
   pathRange,
   quoted,
+  SIZE_BUCKET,
   type Sql,
   TRIGRAM_MIN,
   textTerms,
@@ -111,8 +112,8 @@ export interface SetOrder {
 /**
  * The index a set walk reads for `spec`'s order: by relevance the names'
  * lengths (the name matches' order, shortest first); by name, the names
- * (directories' own when only they are asked for); by date, the dates.
- * Undefined by size (buckets: search.dense.ts bySize).
+ * (directories' own when only they are asked for); by date, the dates; by
+ * size, largest first, the size buckets.
  */
 export function setOrder(spec: SearchSpec): SetOrder | undefined {
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
@@ -127,6 +128,13 @@ export function setOrder(spec: SearchSpec): SetOrder | undefined {
       return { index: "files_live_updated_idx", key: "f.updated_at", dir, range: "1" };
     case "created_at":
       return { index: "files_live_created_idx", key: "f.created_at", dir, range: "1" };
+    case "size":
+      // Largest first, the buckets of sizes (migration 0021): a bucket's rows are all larger than
+      // the next one's, and its ties are sorted with the page. Smallest first, the bucket of empty
+      // files (most of a library) comes first and ties all the way: search.dense.ts bySize.
+      return dir === "DESC"
+        ? { index: "files_live_size_bucket_idx", key: SIZE_BUCKET, dir, range: "1" }
+        : undefined;
     default:
       return undefined;
   }
