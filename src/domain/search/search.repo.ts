@@ -68,7 +68,6 @@ import {
   sizeRangeTotalQuery,
 } from "./search.sizes.ts";
 import {
-  namedFoldersQuery,
   pathHoldsQuery,
   pureSpan,
   type Span,
@@ -121,7 +120,7 @@ const SPAN_FEW_MATCHES = 1000;
  * be counted: terms gather in some folders.
  */
 const SPAN_ESTIMATE_FACTOR = 4;
-/** Most names holding a term whose directories' spans stand for the folders whose path holds it. */
+/** Most directories whose name holds a term for their spans to stand for the rows holding it through its folders. */
 const NAMED_FOLDERS_MAX = 64;
 /** Index matches of its own a word may have for the runs plan (each rowid read into a set). */
 const RUNS_MAX_OWN = 50_000;
@@ -453,14 +452,13 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   /**
    * The rows under the folders whose path holds `term` (search.dense.ts
    * DenseIndex.folderRows): the spans of the directories whose name holds
-   * it, when at most NAMED_FOLDERS_MAX names do (counted in the index) and
-   * each span holds its folder's rows alone.
+   * it (search.runs.ts namedDirs), when at most NAMED_FOLDERS_MAX do
+   * (counted in the index) and each span holds its folder's rows alone.
    */
   const folderRows = (org: string, term: string): Sql | undefined => {
     const expr = quoted(term);
-    const names = { sql: "FROM files_fts WHERE files_fts MATCH ?", params: [`name : (${expr})`] };
-    if (number(countUpTo(names, NAMED_FOLDERS_MAX)) > NAMED_FOLDERS_MAX) return undefined;
-    const q = namedFoldersQuery(org, expr, NAMED_FOLDERS_MAX);
+    if (number(countUpTo(namedDirs(expr), NAMED_FOLDERS_MAX)) > NAMED_FOLDERS_MAX) return undefined;
+    const q = namedDirPathsQuery(org, expr);
     const spans: Span[] = [];
     for (const { path } of prepared(q).all(...q.params) as { path: string }[]) {
       const span = spanOf(org, path);

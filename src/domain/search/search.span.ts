@@ -55,21 +55,6 @@ export function pureSpan(span: Span | undefined): Sql | undefined {
   return { sql: "f.rowid BETWEEN ? AND ?", params: [BigInt(span.lo), BigInt(span.hi)] };
 }
 
-/**
- * The organization's directories whose name holds `expr` (their paths),
- * deleted ones too (their children may be live), at most `bound` + 1: the
- * folders whose descendants are the rows holding a term through their
- * folders' paths (a term without "/" lies within one name of a path).
- */
-export function namedFoldersQuery(organizationId: string, expr: string, bound: number): Sql {
-  return {
-    sql:
-      "SELECT f.path AS path FROM files_fts JOIN files f ON f.rowid = files_fts.rowid " +
-      `WHERE files_fts MATCH ? AND f.organization_id = ? AND f.type = 'directory' LIMIT ${Math.floor(bound) + 1}`,
-    params: [`name : (${expr})`, organizationId],
-  };
-}
-
 /** Rows whose rowid lies within one of `spans`, as a condition on `f` ("0" for none). */
 export function spansCondition(spans: readonly Span[]): Sql {
   const held = spans.filter((s) => s.rows > 0);
