@@ -110,6 +110,8 @@ const SUBTREE_ROWS_PER_MATCH = 2;
  * the other plans took 120-390.
  */
 const SIZE_RANGE_ROWS_PER_MATCH = 4;
+/** Own index matches of the size-range plan's word counted at most (the plan may read 4 range rows each). */
+const SIZES_COUNT_BOUND = 65_536;
 /** Directories the folder walk's lists keep at most, summed (~150 bytes each: ~15 MB a search thread). */
 const FOLDERS_KEPT = 100_000;
 /** Rows within a folder's span few enough for its term to drive the span plan without counting the others'. */
@@ -128,8 +130,6 @@ const RUNS_MAX_OWN = 50_000;
 const RUNS_MAX_DIRS = 4096;
 /** Rows the runs plan reads at most (each checked on its path): past them, the folders plan. */
 const RUNS_MAX_ROWS = 20_000;
-/** Own index matches of the size-range plan's word counted at most (the plan may read 4 range rows each). */
-const SIZES_COUNT_BOUND = 65_536;
 /** How far past RUNS_MAX_ROWS the fewest rows of a word may be before the plan declines unread. */
 const RUNS_FEWEST_FACTOR = 4;
 /** Runs the search thread keeps for the words searched, summed (16 bytes each). */
@@ -436,18 +436,20 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       return q && (prepared(q).all(...q.params) as Folder[]);
     });
 
+  /** A folder's span, read now (spanQuery); undefined past plan.spanMaxRows descendants. */
+  const readSpan = (org: string, path: string): Span | undefined => {
+    const q = spanQuery(org, path, plan.spanMaxRows);
+    const row = prepared(q).get(...q.params) as { lo: number | null; hi: number | null; n: number };
+    if (row.n > plan.spanMaxRows) return undefined;
+    return { lo: row.lo ?? 1, hi: row.hi ?? 0, rows: row.n };
+  };
   /**
    * A folder's span of rowids (search.span.ts), kept until the database
    * changes; undefined when it has more than plan.spanMaxRows descendants.
    */
   const spans = keptUntilChange<Span | undefined>(sqlite);
   const spanOf = (org: string, path: string): Span | undefined =>
-    spans(`${org} ${path}`, () => {
-      const q = spanQuery(org, path, plan.spanMaxRows);
-      const row = prepared(q).get(...q.params) as { lo: number | null; hi: number | null; n: number };
-      if (row.n > plan.spanMaxRows) return undefined;
-      return { lo: row.lo ?? 1, hi: row.hi ?? 0, rows: row.n };
-    });
+    spans(`${org} ${path}`, () => readSpan(org, path));
 
   /**
    * The rows under the folders whose path holds `term` (search.dense.ts
@@ -498,11 +500,11 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       if (number(countUpTo(namedDirs(expr), RUNS_MAX_DIRS)) > RUNS_MAX_DIRS) return null;
       const q = namedDirPathsQuery(org, expr);
       const spans: Span[] = [];
+      // Read, not kept one by one: a word's hundreds of folders would push other spans out.
       for (const { path } of prepared(q).all(...q.params) as { path: string }[]) {
-        const s = spanQuery(org, path, plan.spanMaxRows);
-        const row = prepared(s).get(...s.params) as { lo: number | null; hi: number | null; n: number };
-        if (row.n > plan.spanMaxRows) return null;
-        spans.push({ lo: row.lo ?? 1, hi: row.hi ?? 0, rows: row.n });
+        const span = readSpan(org, path);
+        if (!span) return null;
+        spans.push(span);
       }
       return mergeRuns(spans);
     });
