@@ -885,9 +885,16 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // Rows whose name holds every term come first (tested as a directory whose path is its name:
       // a term with "/" never is; the path, which ends with the name, then holds them too).
       const inName = (c: ByLength) => matches(c[2], c[2], true);
-      // Terms too short for the index: from the shortest names up, which finds a common one's
-      // page at once.
-      if (termsOf(spec).short.length > 0) {
+      // The name matches from the shortest name up, short terms through the index's vocabulary
+      // ("ab", "猫": the trigrams they begin), when their set is within reach.
+      const short = termsOf(spec).short.length > 0;
+      const settable = est.textMatches <= SET_MAX_MATCHES;
+      let set = !short || settable ? nameSet(splitTerms(spec.text, expand)) : undefined;
+      // Terms too short for the index, whose set cannot be built or is too big: from the shortest
+      // names up, which finds a common one's page at once ("e"). Where the set can be walked, that
+      // walk read up to an eighth of the matches' rows first and mostly gave up ("ab", whose names
+      // are not among the shortest: 106 against 69 ms, "東京" 18.6 against 8.6, in process).
+      if (short && !set) {
         // The general plan reads every match: walking up to an eighth of them costs little when
         // the walk gives up.
         const budget = Math.max(2 * options.denseMaxWalk, est.total / 8);
@@ -895,11 +902,9 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         if (found && found.length >= offset + limit)
           return { ids: pageOf(SHORTEST_FIRST, found, limit, offset), total, estimated: true };
         // Beyond a set's reach, the exact plans.
-        if (est.textMatches > SET_MAX_MATCHES) return undefined;
+        if (!settable) return undefined;
+        set = nameSet(splitTerms(spec.text, expand));
       }
-      // Else the name matches from the shortest name up, short terms through the index's
-      // vocabulary ("ab", "猫": the trigrams they begin).
-      const set = nameSet(splitTerms(spec.text, expand));
       const byLength = set && nameSetQuery(org, spec, set);
       const page = byLength && setWalk(spec, limit, offset, byLength, false, SHORTEST_FIRST, acl);
       if (!page) return undefined;
