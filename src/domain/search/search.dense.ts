@@ -594,12 +594,11 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const self = dirs?.find((d) => d.path === spec.path);
       if (!dirs || !self) return undefined;
       // A term the folder's own path holds, every row under it holds too (its folder's path does).
-      const perTerm = terms
-        .filter((term) => !rowMatcher([term])(self.path, "", true))
-        .map((term) => {
-          const holds = rowMatcher([term]);
-          return { term, folders: idList(dirs.filter((d) => holds(d.path, "", true)).map((d) => d.id)) };
-        });
+      const perTerm = terms.flatMap((term) => {
+        const holds = rowMatcher([term]);
+        if (holds(self.path, "", true)) return [];
+        return [{ term, folders: idList(dirs.filter((d) => holds(d.path, "", true)).map((d) => d.id)) }];
+      });
       const selfMatches = perTerm.length === 0;
       // The rows under it: their rowids, where a scan wrote them in one run and nothing else is
       // there (tested on the entry), else their folder among its thousands of directories (a list
@@ -889,7 +888,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // ("ab", "猫": the trigrams they begin), when their set is within reach.
       const short = termsOf(spec).short.length > 0;
       const settable = est.textMatches <= SET_MAX_MATCHES;
-      let set = !short || settable ? nameSet(splitTerms(spec.text, expand)) : undefined;
+      const set = !short || settable ? nameSet(splitTerms(spec.text, expand)) : undefined;
       // Terms too short for the index, whose set cannot be built or is too big: from the shortest
       // names up, which finds a common one's page at once ("e"). Where the set can be walked, that
       // walk read up to an eighth of the matches' rows first and mostly gave up ("ab", whose names
@@ -901,9 +900,8 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         const found = shortest(org, spec, offset + limit, budget, (c) => c[4] === 1 && inName(c), acl);
         if (found && found.length >= offset + limit)
           return { ids: pageOf(SHORTEST_FIRST, found, limit, offset), total, estimated: true };
-        // Beyond a set's reach, the exact plans.
-        if (!settable) return undefined;
-        set = nameSet(splitTerms(spec.text, expand));
+        // Beyond a set's reach (or a term without one), the exact plans.
+        return undefined;
       }
       const byLength = set && nameSetQuery(org, spec, set);
       const page = byLength && setWalk(spec, limit, offset, byLength, false, SHORTEST_FIRST, acl);

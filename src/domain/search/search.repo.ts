@@ -55,8 +55,7 @@ import {
   namedDirs,
   ownMatches,
   ownRowidsQuery,
-  runsPageQuery,
-  runsTotalQuery,
+  rowidSet,
   type WordRows,
 } from "./search.runs.ts";
 import type { SearchSpec } from "./search.schemas.ts";
@@ -72,15 +71,21 @@ import {
   pureSpan,
   type Span,
   spanEligible,
-  spanPageQuery,
   spanQuery,
   spanSet,
   spanSetCountQuery,
   spansCondition,
   spanTerms,
-  spanTotalQuery,
 } from "./search.span.ts";
-import { subtreeCountQuery, subtreeEligible, subtreePageQuery, subtreeTotalQuery } from "./search.subtree.ts";
+import {
+  checkedSpec,
+  setCheckedPageQuery,
+  setCheckedTotalQuery,
+  subtreeCountQuery,
+  subtreeEligible,
+  subtreePageQuery,
+  subtreeTotalQuery,
+} from "./search.subtree.ts";
 
 /**
  * How far past its expected length the broad plan's walk may go (a
@@ -436,6 +441,47 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       return q && (prepared(q).all(...q.params) as Folder[]);
     });
 
+  /**
+   * The spans of the organization's directories whose name holds `expr`
+   * (search.runs.ts namedDirs), each from `read`; undefined when more than
+   * `most` directories hold it (counted in the index) or one has no span.
+   */
+  const namedDirSpans = (
+    org: string,
+    expr: string,
+    most: number,
+    read: (org: string, path: string) => Span | undefined,
+  ): Span[] | undefined => {
+    if (number(countUpTo(namedDirs(expr), most)) > most) return undefined;
+    const q = namedDirPathsQuery(org, expr);
+    const spans: Span[] = [];
+    for (const { path } of prepared(q).all(...q.params) as { path: string }[]) {
+      const span = read(org, path);
+      if (!span) return undefined;
+      spans.push(span);
+    }
+    return spans;
+  };
+
+  /**
+   * The answer of a plan that checks its terms on the rows of `set` (a
+   * subquery of rowids `r`), as the subtree plan does, with an exact total.
+   */
+  const checkedPage = (
+    name: "runs" | "span",
+    org: string,
+    spec: SearchSpec,
+    set: Sql,
+    limit: number,
+    offset: number,
+    acl?: Sql,
+  ): SearchPage => {
+    const page = windowed(setCheckedPageQuery(org, spec, set, limit, offset, acl), offset, () =>
+      number(setCheckedTotalQuery(org, spec, set, acl)),
+    );
+    return { ...page, estimated: false, plan: name };
+  };
+
   /** A folder's span, read now (spanQuery); undefined past plan.spanMaxRows descendants. */
   const readSpan = (org: string, path: string): Span | undefined => {
     const q = spanQuery(org, path, plan.spanMaxRows);
@@ -458,15 +504,8 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
    * (counted in the index) and each span holds its folder's rows alone.
    */
   const folderRows = (org: string, term: string): Sql | undefined => {
-    const expr = quoted(term);
-    if (number(countUpTo(namedDirs(expr), NAMED_FOLDERS_MAX)) > NAMED_FOLDERS_MAX) return undefined;
-    const q = namedDirPathsQuery(org, expr);
-    const spans: Span[] = [];
-    for (const { path } of prepared(q).all(...q.params) as { path: string }[]) {
-      const span = spanOf(org, path);
-      if (!span || (span.rows > 0 && !pureSpan(span))) return undefined;
-      spans.push(span);
-    }
+    const spans = namedDirSpans(org, quoted(term), NAMED_FOLDERS_MAX, spanOf);
+    if (!spans?.every((span) => span.rows === 0 || pureSpan(span) !== undefined)) return undefined;
     return spansCondition(spans);
   };
 
@@ -497,16 +536,9 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   });
   const runsOf = (org: string, expr: string) =>
     wordRuns(`${org} ${expr}`, () => {
-      if (number(countUpTo(namedDirs(expr), RUNS_MAX_DIRS)) > RUNS_MAX_DIRS) return null;
-      const q = namedDirPathsQuery(org, expr);
-      const spans: Span[] = [];
       // Read, not kept one by one: a word's hundreds of folders would push other spans out.
-      for (const { path } of prepared(q).all(...q.params) as { path: string }[]) {
-        const span = readSpan(org, path);
-        if (!span) return null;
-        spans.push(span);
-      }
-      return mergeRuns(spans);
+      const spans = namedDirSpans(org, expr, RUNS_MAX_DIRS, readSpan);
+      return spans ? mergeRuns(spans) : null;
     });
 
   /**
@@ -549,11 +581,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     });
     const rowids = intersectWords(words, RUNS_MAX_ROWS);
     if (!rowids) return undefined;
-    const checked: SearchSpec = { ...spec, terms: { fts: [], viaFolders: [], short: [], none: false } };
-    const page = windowed(runsPageQuery(org, checked, rowids, limit, offset, acl), offset, () =>
-      number(runsTotalQuery(org, checked, rowids, acl)),
-    );
-    return { ...page, estimated: false, plan: "runs" };
+    return checkedPage("runs", org, checkedSpec(spec, []), rowidSet(rowids), limit, offset, acl);
   };
 
   /** The folder-terms plan's answer (search.folders.ts). */
@@ -601,7 +629,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
    * the range holds more than `bound` rows (counted up to that bound).
    */
   const rangePage = (
-    name: "subtree",
+    name: "sizes" | "subtree",
     bound: number,
     offset: number,
     q: { rows: (bound: number) => Sql; page: () => Sql; total: () => Sql },
@@ -613,35 +641,41 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   /**
    * The answer of the plan for text within a range of sizes
    * (search.sizes.ts), or undefined when the range holds more rows than
-   * SIZE_RANGE_ROWS_PER_MATCH per index match of the least common term
-   * (its estimate), or a term has no set of matches
-   * (a short one the index did not resolve, or one with "/").
+   * SIZE_RANGE_ROWS_PER_MATCH per index match of the least common term, or
+   * a term has no set of matches (a short one the index did not resolve, or
+   * one with "/"). The matches are estimated from where the term's K-th
+   * lies; when that leaves the range too big, a single word's own matches
+   * are counted up to SIZES_COUNT_BOUND and the range tried again: the
+   * estimate runs low for a word gathered late in the rowids (".jpg": ~200
+   * where 81k names hold it, left to the general plan, ~80 ms in process,
+   * where this plan takes ~35).
    */
   const sizeRangePage: RangePlan = (org, spec, limit, offset, acl) => {
     const terms = termsOf(spec);
     // The text's matches, tested on each entry; the path filter, if any, is a condition on the rows.
     const set = textSet(org, spec.text, terms, inSomePath);
     if (!set) return undefined;
-    const match = spannedMatch(spec.text, inSomePath, (term) => folderRows(org, term)) ?? inSet(set);
-    // The least common word's own index matches, estimated from where its K-th match lies; when
-    // that leaves the range too big, the one word's matches counted up to a bound instead: the
-    // estimate runs low for a word gathered late in the rowids (".jpg": ~200 where 81k names hold
-    // it, left to the general plan, ~80 ms in process, where this plan takes ~35).
+    // Built once the range is known to fit: a word of folders' names asks the index for them.
+    let match: Sql | undefined;
+    const matchOf = () =>
+      (match ??= spannedMatch(spec.text, inSomePath, (term) => folderRows(org, term)) ?? inSet(set));
+    const q = {
+      rows: (bound: number) => sizeRangeRowsQuery(org, spec, bound),
+      page: () => sizeRangePageQuery(org, spec, matchOf(), limit, offset, acl),
+      total: () => sizeRangeTotalQuery(org, spec, matchOf(), acl),
+    };
     const [expr, ...others] = [...terms.fts, ...terms.viaFolders];
-    const fits = (least: number) =>
-      number(sizeRangeRowsQuery(org, spec, SIZE_RANGE_ROWS_PER_MATCH * least)) <=
-      SIZE_RANGE_ROWS_PER_MATCH * least;
-    if (
-      !fits(leastMatches(terms)) &&
-      (expr === undefined ||
-        others.length > 0 ||
-        !fits(number(countUpTo(ownMatches(expr), SIZES_COUNT_BOUND))))
-    )
-      return undefined;
-    const page = windowed(sizeRangePageQuery(org, spec, match, limit, offset, acl), offset, () =>
-      number(sizeRangeTotalQuery(org, spec, match, acl)),
+    return (
+      rangePage("sizes", SIZE_RANGE_ROWS_PER_MATCH * leastMatches(terms), offset, q) ??
+      (expr === undefined || others.length > 0
+        ? undefined
+        : rangePage(
+            "sizes",
+            SIZE_RANGE_ROWS_PER_MATCH * number(countUpTo(ownMatches(expr), SIZES_COUNT_BOUND)),
+            offset,
+            q,
+          ))
     );
-    return { ...page, estimated: false, plan: "sizes" };
   };
 
   /**
@@ -671,13 +705,8 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     if (!driver) return undefined;
     const terms = text.resolve();
     if (!terms) return { ids: [], total: 0, estimated: false, plan: "span" };
-    const short = terms.filter((t) => t.scanned).map((t) => t.term);
-    const checked: SearchSpec = { ...spec, terms: { fts: [], viaFolders: [], short, none: false } };
-    const set = driver.set;
-    const page = windowed(spanPageQuery(org, checked, set, limit, offset, acl), offset, () =>
-      number(spanTotalQuery(org, checked, set, acl)),
-    );
-    return { ...page, estimated: false, plan: "span" };
+    const scanned = terms.filter((t) => t.scanned).map((t) => t.term);
+    return checkedPage("span", org, checkedSpec(spec, scanned), driver.set, limit, offset, acl);
   };
 
   return {

@@ -1,7 +1,5 @@
-import { countOf, type Sql, windowOf } from "./search.query.ts";
-import type { SearchSpec } from "./search.schemas.ts";
+import type { Sql } from "./search.query.ts";
 import type { Span } from "./search.span.ts";
-import { subtreeConditions, subtreeOrder } from "./search.subtree.ts";
 
 /**
  * The plan for several words some folders' names hold ("krakow live",
@@ -167,33 +165,8 @@ export function intersectWords(words: readonly WordRows[], most: number): number
   return [...out].sort((a, b) => a - b);
 }
 
-/** FROM … WHERE of the matches readable under `acl`: the rows `rowids` lists, checked as the subtree plan checks them. */
-function runsMatches(organizationId: string, spec: SearchSpec, rowids: readonly number[], acl?: Sql): Sql {
-  const from: Sql = {
-    sql: "FROM json_each(?) j CROSS JOIN files f ON f.rowid = j.value WHERE f.organization_id = ?",
-    params: [JSON.stringify(rowids), organizationId],
-  };
-  return subtreeConditions(from, spec, true, acl);
-}
-
-/** Ids of one window of matches in the search's order, each with the count of all matches. */
-export function runsPageQuery(
-  organizationId: string,
-  spec: SearchSpec,
-  rowids: readonly number[],
-  limit: number,
-  offset: number,
-  acl?: Sql,
-): Sql {
-  return windowOf(runsMatches(organizationId, spec, rowids, acl), spec, limit, offset, subtreeOrder(spec));
-}
-
-/** The count of every match (for a window past the end). */
-export function runsTotalQuery(
-  organizationId: string,
-  spec: SearchSpec,
-  rowids: readonly number[],
-  acl?: Sql,
-): Sql {
-  return countOf(runsMatches(organizationId, spec, rowids, acl));
-}
+/** The rowids `rowids` lists, as a subquery of rowids `r` (search.subtree.ts setCheckedPageQuery). */
+export const rowidSet = (rowids: readonly number[]): Sql => ({
+  sql: "SELECT value AS r FROM json_each(?)",
+  params: [JSON.stringify(rowids)],
+});

@@ -1,17 +1,8 @@
 import { foldText } from "./fold.ts";
 import { termCondition } from "./search.contains.ts";
-import {
-  countOf,
-  countUpTo,
-  MAX_TERMS,
-  quoted,
-  type Sql,
-  TRIGRAM_MIN,
-  textTerms,
-  windowOf,
-} from "./search.query.ts";
+import { countUpTo, MAX_TERMS, quoted, type Sql, TRIGRAM_MIN, textTerms } from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
-import { subtreeConditions, subtreeEligible, subtreeOrder } from "./search.subtree.ts";
+import { subtreeEligible } from "./search.subtree.ts";
 
 /**
  * The plan for text under a folder whose rows a scan wrote together: the
@@ -173,29 +164,3 @@ export function spanSet(expr: string, span: Span, all = false): Sql {
 /** The rows of `set`, counted up to `bound` + 1. */
 export const spanSetCountQuery = (set: Sql, bound: number): Sql =>
   countUpTo({ sql: `FROM (${set.sql})`, params: set.params }, bound);
-
-/** FROM … WHERE of the matches readable under `acl`: the rows of `set` passing the subtree plan's checks. */
-function spanMatches(organizationId: string, spec: SearchSpec, set: Sql, acl?: Sql): Sql {
-  const from: Sql = {
-    sql: `FROM (${set.sql}) m CROSS JOIN files f ON f.rowid = m.r WHERE f.organization_id = ?`,
-    params: [...set.params, organizationId],
-  };
-  return subtreeConditions(from, spec, true, acl);
-}
-
-/** Ids of one window of matches in the search's order, each with the count of all matches. */
-export function spanPageQuery(
-  organizationId: string,
-  spec: SearchSpec,
-  set: Sql,
-  limit: number,
-  offset: number,
-  acl?: Sql,
-): Sql {
-  return windowOf(spanMatches(organizationId, spec, set, acl), spec, limit, offset, subtreeOrder(spec));
-}
-
-/** The count of every match (for a window past the end). */
-export function spanTotalQuery(organizationId: string, spec: SearchSpec, set: Sql, acl?: Sql): Sql {
-  return countOf(spanMatches(organizationId, spec, set, acl));
-}

@@ -86,7 +86,7 @@ function subtreeMatches(organizationId: string, spec: SearchSpec, acl?: Sql): Sq
  * every term on its path, the search's other filters (its path range too
  * when `from` does not read that range itself: `checkPath`), and `acl`.
  */
-export function subtreeConditions(from: Sql, spec: SearchSpec, checkPath: boolean, acl?: Sql): Sql {
+function subtreeConditions(from: Sql, spec: SearchSpec, checkPath: boolean, acl?: Sql): Sql {
   const conds: Sql[] = [{ sql: "f.is_deleted = 0", params: [] }, ...everyTerm("f.path", spec)];
   const filters = rowFilters(checkPath ? spec : { ...spec, path: undefined }, true);
   if (filters.sql.length > 0) conds.push({ sql: filters.sql.join(" AND "), params: filters.params });
@@ -95,7 +95,7 @@ export function subtreeConditions(from: Sql, spec: SearchSpec, checkPath: boolea
 }
 
 /** The general plan's order; by relevance, name matches first as checked on the name itself. */
-export function subtreeOrder(spec: SearchSpec): Sql {
+function subtreeOrder(spec: SearchSpec): Sql {
   if (spec.sortBy !== "relevance") return searchOrder(spec);
   const named = everyTerm("f.name", spec);
   return {
@@ -118,4 +118,40 @@ export function subtreePageQuery(
 /** The count of every match (for a window past the end). */
 export function subtreeTotalQuery(organizationId: string, spec: SearchSpec, acl?: Sql): Sql {
   return countOf(subtreeMatches(organizationId, spec, acl));
+}
+
+/**
+ * `spec` as the plans that check its terms on rows read it (the span and
+ * runs plans): every term checked on the path, `scanned` those SQL scans
+ * for (Terms.short), none asked of the index.
+ */
+export const checkedSpec = (spec: SearchSpec, scanned: string[]): SearchSpec => ({
+  ...spec,
+  terms: { fts: [], viaFolders: [], short: scanned, none: false },
+});
+
+/** FROM … WHERE of the rows of `set` (a subquery of rowids `r`) passing this plan's checks under `acl`. */
+function setChecked(organizationId: string, spec: SearchSpec, set: Sql, acl?: Sql): Sql {
+  const from: Sql = {
+    sql: `FROM (${set.sql}) m CROSS JOIN files f ON f.rowid = m.r WHERE f.organization_id = ?`,
+    params: [...set.params, organizationId],
+  };
+  return subtreeConditions(from, spec, true, acl);
+}
+
+/** Ids of one window of the rows of `set` passing the checks, in the search's order, each with their count. */
+export function setCheckedPageQuery(
+  organizationId: string,
+  spec: SearchSpec,
+  set: Sql,
+  limit: number,
+  offset: number,
+  acl?: Sql,
+): Sql {
+  return windowOf(setChecked(organizationId, spec, set, acl), spec, limit, offset, subtreeOrder(spec));
+}
+
+/** The count of the rows of `set` passing the checks (for a window past the end). */
+export function setCheckedTotalQuery(organizationId: string, spec: SearchSpec, set: Sql, acl?: Sql): Sql {
+  return countOf(setChecked(organizationId, spec, set, acl));
 }
