@@ -4,7 +4,12 @@
  * the same order and, unless estimated, the same total.
  */
 import { expect } from "vitest";
-import type { Scope, SearchRepo } from "../../src/domain/search/search.repo.ts";
+import {
+  DEFAULT_PLAN,
+  type Scope,
+  type SearchPlanOptions,
+  type SearchRepo,
+} from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 
 export interface Comparison {
@@ -52,3 +57,16 @@ export const grantsOf = (acls: readonly string[]): Scope => ({
     params: [JSON.stringify(acls)],
   },
 });
+
+/** Every plan but the general one off: the plan the others' pages are compared with. */
+export const ONLY_GENERAL: SearchPlanOptions = {
+  ...DEFAULT_PLAN,
+  broad: false,
+  dense: false,
+  folders: false,
+  large: false,
+  runs: false,
+  sizes: false,
+  span: false,
+  subtree: false,
+};

@@ -20,6 +20,7 @@ import {
   setWalkQuery,
 } from "../../src/domain/search/search.sets.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { ONLY_GENERAL } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
@@ -75,15 +76,7 @@ describe("dense search plan", () => {
       denseMaxWalk: 1e9,
       large: false,
     });
-  const general = () =>
-    createSearchRepo(db, {
-      ...DEFAULT_PLAN,
-      span: false,
-      dense: false,
-      broad: false,
-      folders: false,
-      large: false,
-    });
+  const general = () => createSearchRepo(db, ONLY_GENERAL);
 
   const cases: Record<string, unknown>[] = [
     { q: "jpg" },
@@ -371,14 +364,7 @@ describe("dense search plan by size, most files empty", () => {
       denseMinHits: 1,
       large: false,
     });
-    const general = createSearchRepo(db, {
-      ...DEFAULT_PLAN,
-      span: false,
-      dense: false,
-      broad: false,
-      folders: false,
-      large: false,
-    });
+    const general = createSearchRepo(db, ONLY_GENERAL);
     const cases: Record<string, unknown>[] = [
       { q: "e", sort_by: "size" },
       { q: "txt", sort_by: "size", offset: 20, limit: 30 },

@@ -5,6 +5,7 @@ import type { Sql } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { ONLY_GENERAL } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
@@ -66,15 +67,7 @@ describe("folder-terms search plan", () => {
 
   const folders = () =>
     createSearchRepo(db, { ...DEFAULT_PLAN, span: false, runs: false, dense: false, broad: false });
-  const general = () =>
-    createSearchRepo(db, {
-      ...DEFAULT_PLAN,
-      span: false,
-      runs: false,
-      dense: false,
-      broad: false,
-      folders: false,
-    });
+  const general = () => createSearchRepo(db, ONLY_GENERAL);
 
   const cases: Record<string, unknown>[] = [
     { q: "holiday 2019", limit: 1000 },

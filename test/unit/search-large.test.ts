@@ -6,6 +6,7 @@ import { LARGE_FILE_BYTES } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { ONLY_GENERAL } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
@@ -67,15 +68,7 @@ describe("large-files search plan", () => {
 
   const large = () =>
     createSearchRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, broad: false, folders: false });
-  const general = () =>
-    createSearchRepo(db, {
-      ...DEFAULT_PLAN,
-      span: false,
-      dense: false,
-      broad: false,
-      folders: false,
-      large: false,
-    });
+  const general = () => createSearchRepo(db, ONLY_GENERAL);
 
   const big = String(LARGE_FILE_BYTES);
   const cases: Record<string, unknown>[] = [

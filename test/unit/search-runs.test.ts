@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
-import {
-  createSearchRepo,
-  DEFAULT_PLAN,
-  type SearchPlanOptions,
-} from "../../src/domain/search/search.repo.ts";
+import { createSearchRepo, type SearchPlanOptions } from "../../src/domain/search/search.repo.ts";
 import { inRuns, intersectRuns, intersectWords, mergeRuns } from "../../src/domain/search/search.runs.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
-import { expectSamePages, grantsOf, totalOf } from "../helpers/plan-compare.ts";
+import { expectSamePages, grantsOf, ONLY_GENERAL, totalOf } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
@@ -110,10 +106,10 @@ describe("runs search plan", () => {
   });
   afterAll(() => closeTempDb(dir, db));
 
-  const off = { dense: false, broad: false, large: false, sizes: false, subtree: false, span: false };
+  // The folders plan answers where the runs plan declines.
   const runs = (options: Partial<SearchPlanOptions> = {}) =>
-    createSearchRepo(db, { ...DEFAULT_PLAN, ...off, ...options });
-  const general = () => createSearchRepo(db, { ...DEFAULT_PLAN, ...off, folders: false, runs: false });
+    createSearchRepo(db, { ...ONLY_GENERAL, folders: true, runs: true, ...options });
+  const general = () => createSearchRepo(db, ONLY_GENERAL);
 
   const cases: Record<string, unknown>[] = [
     { q: "krakow live", limit: 1000 },

@@ -3,6 +3,7 @@ import type { Db } from "../../src/db/client.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { ONLY_GENERAL } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
@@ -41,15 +42,7 @@ describe("size-range search plan", () => {
   // Every term's index matches counted as at least as many as the range's rows.
   const sizes = () =>
     createSearchRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, broad: false, folders: false });
-  const general = () =>
-    createSearchRepo(db, {
-      ...DEFAULT_PLAN,
-      span: false,
-      dense: false,
-      broad: false,
-      folders: false,
-      sizes: false,
-    });
+  const general = () => createSearchRepo(db, ONLY_GENERAL);
 
   const cases: Record<string, unknown>[] = [
     { q: "final", min_size: "100", max_size: "400", limit: 1000 },

@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
-import {
-  createSearchRepo,
-  DEFAULT_PLAN,
-  type SearchPlanOptions,
-} from "../../src/domain/search/search.repo.ts";
+import { createSearchRepo, type SearchPlanOptions } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
-import { expectSamePages, grantsOf, totalOf } from "../helpers/plan-compare.ts";
+import { expectSamePages, grantsOf, ONLY_GENERAL, totalOf } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
@@ -77,11 +73,10 @@ describe("folder span search plan", () => {
   });
   afterAll(() => closeTempDb(dir, db));
 
-  const none = { dense: false, broad: false, folders: false, large: false, sizes: false, subtree: false };
   // Considered at any size here (the library is small).
   const span = (options: Partial<SearchPlanOptions> = {}) =>
-    createSearchRepo(db, { ...DEFAULT_PLAN, ...none, ...options });
-  const general = () => createSearchRepo(db, { ...DEFAULT_PLAN, ...none, span: false });
+    createSearchRepo(db, { ...ONLY_GENERAL, span: true, ...options });
+  const general = () => createSearchRepo(db, ONLY_GENERAL);
 
   const cases: Record<string, unknown>[] = [
     { q: "final", path: "/Photos", limit: 1000 },
@@ -159,9 +154,7 @@ describe("folder span search plan", () => {
     // /Videos/東京 was written in one run and nothing was added: its span holds it alone.
     // /Photos/Xmas had rows added and moved in later: its folders are listed instead.
     const dense = createSearchRepo(db, {
-      ...DEFAULT_PLAN,
-      ...none,
-      span: false,
+      ...ONLY_GENERAL,
       dense: true,
       denseMinTotal: 0,
       denseMinHits: 1,
@@ -185,7 +178,7 @@ describe("folder span search plan", () => {
     // "trip" names /Videos/Tokyo Trip and the folder inside it, each written in one run: their
     // rows are tested by rowid. "xmas" names /Photos/Xmas, which had rows added later: its
     // folders' children are read into a set instead. Both must give the general plan's rows.
-    const options = { ...DEFAULT_PLAN, ...none, span: false, denseMinTotal: 0, denseMinHits: 1 };
+    const options = { ...ONLY_GENERAL, denseMinTotal: 0, denseMinHits: 1 };
     const dense = createSearchRepo(db, { ...options, dense: true, denseMaxWalk: 0 });
     const sizes = createSearchRepo(db, { ...options, sizes: true });
     const b = general();

@@ -4,6 +4,7 @@ import type { Sql } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { ONLY_GENERAL } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
@@ -67,17 +68,7 @@ describe("folder-subtree search plan", () => {
       sizes: false,
       subtreeMinMatches: 1,
     });
-  const general = () =>
-    createSearchRepo(db, {
-      ...DEFAULT_PLAN,
-      span: false,
-      dense: false,
-      broad: false,
-      folders: false,
-      large: false,
-      sizes: false,
-      subtree: false,
-    });
+  const general = () => createSearchRepo(db, ONLY_GENERAL);
 
   const cases: Record<string, unknown>[] = [
     { q: "e", path: "/Photos", limit: 1000 },
