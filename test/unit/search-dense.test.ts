@@ -75,6 +75,7 @@ describe("dense search plan", () => {
       denseMinHits: 1,
       denseMaxWalk: 1e9,
       large: false,
+      sizes: false,
     });
   const general = () => createSearchRepo(db, ONLY_GENERAL);
 

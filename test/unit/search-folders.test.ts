@@ -66,7 +66,14 @@ describe("folder-terms search plan", () => {
   afterAll(() => closeTempDb(dir, db));
 
   const folders = () =>
-    createSearchRepo(db, { ...DEFAULT_PLAN, span: false, runs: false, dense: false, broad: false });
+    createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      span: false,
+      runs: false,
+      dense: false,
+      broad: false,
+      sizes: false,
+    });
   const general = () => createSearchRepo(db, ONLY_GENERAL);
 
   const cases: Record<string, unknown>[] = [

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
+import { heldByEveryWord } from "../../src/domain/search/search.sizes.ts";
 import { newId } from "../../src/platform/ids.ts";
-import { ONLY_GENERAL } from "../helpers/plan-compare.ts";
+import { expectSamePages, grantsOf, ONLY_GENERAL, totalOf } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
@@ -39,9 +40,17 @@ describe("size-range search plan", () => {
   });
   afterAll(() => closeTempDb(dir, db));
 
-  // Every term's index matches counted as at least as many as the range's rows.
-  const sizes = () =>
-    createSearchRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, broad: false, folders: false });
+  // Every term's index matches counted as at least as many as the range's rows. `rowids`: the
+  // range and the words read as rowids first (sizeRangeRowidsPage), else the set built at once.
+  const sizes = (rowids = true) =>
+    createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      span: false,
+      dense: false,
+      broad: false,
+      folders: false,
+      sizeRowids: rowids,
+    });
   const general = () => createSearchRepo(db, ONLY_GENERAL);
 
   const cases: Record<string, unknown>[] = [
@@ -64,66 +73,91 @@ describe("size-range search plan", () => {
     },
     { q: "final", min_size: "100", max_size: "400", offset: 100_000 },
     { q: "ep", max_size: "120", limit: 1000 },
-    { q: "nothing-like-it", min_size: "1" },
+  ];
+  // Read as rowids only. Several terms (a set would be built from every one's matches), and a word
+  // only a folder's name holds: every row from the runs under /Music/Final Fantasy (its index
+  // matches are too few for the range's rows to be tested against a set).
+  const rowidsOnly: Record<string, unknown>[] = [
+    { q: "fantasy", min_size: "100", max_size: "400", limit: 1000 },
+    { q: "final report", min_size: "100", max_size: "400", limit: 1000 },
+    { q: "fantasy track", min_size: "50", max_size: "900", sort_by: "name", sort_order: "desc", limit: 1000 },
+    { q: "été jpg", min_size: "0", max_size: "700", sort_by: "relevance", limit: 1000 },
+    { q: "final fantasy", min_size: "100", max_size: "400", path: "/Music", limit: 1000 },
   ];
 
-  it("gives the same pages and exact totals as the general plan", () => {
-    const a = sizes();
-    const b = general();
-    for (const i of cases) {
-      const spec = parseSearchInput(i);
-      const x = a.page(org, spec, spec.limit, spec.offset);
-      const y = b.page(org, spec, spec.limit, spec.offset);
-      if (i.q !== "nothing-like-it") expect(x.plan, JSON.stringify(i)).toBe("sizes");
-      expect(y.plan, JSON.stringify(i)).not.toBe("sizes");
-      expect(x.total, JSON.stringify(i)).toBe(y.total);
-      expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
-      expect(x.estimated).toBe(false);
-    }
-    const total = (i: Record<string, unknown>) => {
-      const spec = parseSearchInput(i);
-      return a.page(org, spec, spec.limit, spec.offset).total;
-    };
+  it("gives the same pages and exact totals as the general plan, reading rowids or building a set", () => {
+    expectSamePages(sizes(), general(), org, [...cases, ...rowidsOnly], { plan: "sizes" });
+    expectSamePages(sizes(false), general(), org, cases, { plan: "sizes" });
+    expectSamePages(sizes(), general(), org, [{ q: "nothing-like-it", min_size: "1" }]);
     // The cases match something, accents and folder names included, and the range is a bound.
+    const total = (i: Record<string, unknown>) => totalOf(sizes(), org, i);
     expect(total({ q: "final", min_size: "100", max_size: "400" })).toBeGreaterThan(20);
+    expect(total({ q: "fantasy", min_size: "100", max_size: "400" })).toBeGreaterThan(20);
+    expect(total({ q: "final report", min_size: "100", max_size: "400" })).toBeGreaterThan(20);
     expect(total({ q: "été", min_size: "1000", max_size: "1100" })).toBeGreaterThan(5);
     expect(total({ q: "report", min_size: "200", max_size: "300" })).toBeGreaterThan(5);
     expect(total({ q: "final", min_size: "100", max_size: "400" })).toBeLessThan(total({ q: "final" }));
+  });
+
+  it("answers words within a range before the dense plan, and single letters after it", () => {
+    const all = createSearchRepo(db, { ...DEFAULT_PLAN, denseMinTotal: 0, denseMinHits: 1 });
+    expectSamePages(all, general(), org, [{ q: "final", min_size: "100", max_size: "400", limit: 20 }], {
+      plan: "sizes",
+    });
+    const spec = parseSearchInput({ q: "e", min_size: "100", max_size: "400" });
+    expect(all.page(org, spec, spec.limit, spec.offset).plan).toBe("dense");
   });
 
   it("keeps to the viewer's folder grants", () => {
     const c = db.$client;
     c.prepare("UPDATE files SET acl_id = 'A' WHERE organization_id = ? AND path LIKE '/Docs/%'").run(org);
     try {
-      const acl = {
-        sql: "(f.acl_id IS NULL OR f.acl_id IN (SELECT value FROM json_each(?)))",
-        params: ['["B"]'],
-      };
-      for (const i of [{ q: "final", min_size: "100", max_size: "400", limit: 1000 }]) {
-        const spec = parseSearchInput(i);
-        const x = sizes().page(org, spec, spec.limit, spec.offset, { acl });
-        const y = general().page(org, spec, spec.limit, spec.offset, { acl });
-        expect(x.plan).toBe("sizes");
-        expect(x.ids).toEqual(y.ids);
-        expect(x.total).toBe(y.total);
-        expect(x.total).toBeLessThan(sizes().page(org, spec, spec.limit, spec.offset).total);
-      }
+      const scope = grantsOf(["B"]);
+      const granted = [
+        { q: "final", min_size: "100", max_size: "400", limit: 1000 },
+        { q: "final report", min_size: "100", max_size: "400", limit: 1000 },
+      ];
+      expectSamePages(sizes(), general(), org, granted, { plan: "sizes", scope });
+      expectSamePages(sizes(false), general(), org, granted.slice(0, 1), { plan: "sizes", scope });
+      expect(totalOf(sizes(), org, granted[0]!, scope)).toBeLessThan(totalOf(sizes(), org, granted[0]!));
     } finally {
       c.prepare("UPDATE files SET acl_id = NULL WHERE organization_id = ?").run(org);
     }
   });
 
-  it("leaves wide ranges, large minimums, tags, several terms and terms with '/' to the other plans", () => {
-    const plan = (i: Record<string, unknown>) => {
+  it("leaves wide ranges, large minimums, tags and terms with '/' to the other plans", () => {
+    const plan = (i: Record<string, unknown>, rowids = true) => {
       const spec = parseSearchInput(i);
-      return sizes().page(org, spec, spec.limit, spec.offset).plan;
+      return sizes(rowids).page(org, spec, spec.limit, spec.offset).plan;
     };
-    // The range holds more rows than the term has index matches.
-    expect(plan({ q: "report", min_size: "0" })).not.toBe("sizes");
+    // The range holds more rows than the term has index matches (set), or than 16 for each of
+    // the rows of a rare word (rowids: IMG_13.jpg's few).
+    expect(plan({ q: "report", min_size: "0" }, false)).not.toBe("sizes");
+    expect(plan({ q: "img_13", min_size: "0" })).not.toBe("sizes");
+    expect(plan({ q: "report", min_size: "0" })).toBe("sizes");
     expect(plan({ q: "final", min_size: String(200 * 1024 * 1024) })).not.toBe("sizes");
     expect(plan({ q: "final", tags: newId(), min_size: "100" })).not.toBe("sizes");
     expect(plan({ q: "Docs/final", min_size: "100", max_size: "400" })).not.toBe("sizes");
     expect(plan({ q: "final" })).not.toBe("sizes");
-    expect(plan({ q: "final report", min_size: "100", max_size: "400" })).not.toBe("sizes");
+    expect(plan({ q: "final report", min_size: "100", max_size: "400" }, false)).not.toBe("sizes");
+  });
+});
+
+describe("rowids every word holds", () => {
+  it("is exactly the range's rowids in each word's own matches or runs, ascending", () => {
+    const range = [300, 5, 31, 32, 33, 63, 64, 95, 96, 97, 127, 200, 1, 0, 250];
+    const words = [
+      { own: [0, 5, 97, 250, 400], runs: [[30, 96] as [number, number], [120, 128] as [number, number]] },
+      // A run ending a few rowids into a 32-bit word of the bitmap.
+      { own: [1, 5, 33, 127], runs: [[60, 90] as [number, number], [240, 260] as [number, number]] },
+    ];
+    const expected = range
+      .filter((x) => words.every((w) => w.own.includes(x) || w.runs.some(([lo, hi]) => lo <= x && x <= hi)))
+      .sort((a, b) => a - b);
+    expect(expected).toEqual([5, 33, 63, 64, 127, 250]);
+    expect(heldByEveryWord(range, words, 100)).toEqual(expected);
+    expect(heldByEveryWord(range, words, 5)).toBeUndefined();
+    expect(heldByEveryWord(range, words, 6)).toEqual(expected);
+    expect(heldByEveryWord([], words, 6)).toEqual([]);
   });
 });
