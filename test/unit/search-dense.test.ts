@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
 import {
   bucketWalkQuery,
+  expectedBucketRows,
   lengthWalkQuery,
   namesOnlyQuery,
   walkQuery,
@@ -364,6 +365,7 @@ describe("dense search plan by size, most files empty", () => {
       denseMinTotal: 0,
       denseMinHits: 1,
       large: false,
+      sizes: false,
     });
     const general = createSearchRepo(db, ONLY_GENERAL);
     const cases: Record<string, unknown>[] = [
@@ -377,6 +379,9 @@ describe("dense search plan by size, most files empty", () => {
       { q: "photos", sort_by: "size", offset: 10, limit: 20 },
       { q: "music flac", sort_by: "size", sort_order: "desc", offset: 190, limit: 30 },
       { q: "music", path: "/Music", sort_by: "size", offset: 40, limit: 60 },
+      // From a minimum of one byte: the buckets above the empty files' alone.
+      { q: "photo", sort_by: "size", min_size: 1, offset: 3, limit: 20 },
+      { q: "jpg", sort_by: "size", sort_order: "desc", min_size: 1, max_size: 400 },
     ];
     for (const i of cases) {
       const spec = input(i);
@@ -386,6 +391,23 @@ describe("dense search plan by size, most files empty", () => {
       expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
       expect(x.ids.length, JSON.stringify(i)).toBeGreaterThan(0);
     }
+  });
+});
+
+describe("how many rows a walk of the size buckets reads, from the sample", () => {
+  // 100 sampled rows standing for 1000: 90 empty files (bucket 100), none a match, then ten of a
+  // few bytes (buckets 101-110), each a match.
+  const sized: [number, number, boolean][] = [
+    ...Array.from({ length: 90 }, (): [number, number, boolean] => [100, 0, false]),
+    ...Array.from({ length: 10 }, (_, i): [number, number, boolean] => [101 + i, 1 + i, true]),
+  ];
+
+  it("counts only the buckets the walk reads", () => {
+    // Smallest first, a page of 20 matches needs two of the sampled ones (each stands for 10).
+    expect(expectedBucketRows(sized, false, 20, 1000)).toBe(920);
+    expect(expectedBucketRows(sized, false, 20, 1000, 101)).toBe(20);
+    expect(expectedBucketRows(sized, true, 20, 1000)).toBe(20);
+    expect(expectedBucketRows(sized, true, 20, 1000, 0, 105)).toBe(20);
   });
 });
 

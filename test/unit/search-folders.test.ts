@@ -73,6 +73,7 @@ describe("folder-terms search plan", () => {
       dense: false,
       broad: false,
       sizes: false,
+      subtree: false,
     });
   const general = () => createSearchRepo(db, ONLY_GENERAL);
 

@@ -74,4 +74,16 @@ describe("a short term checked row by row", () => {
       }
     });
   }
+
+  it("expands a short term again once the library changes", () => {
+    const repo = createSearchRepo(db);
+    const find = (q: string) => {
+      const spec = parseSearchInput({ q, limit: 1000 });
+      return repo.page(org, spec, 1000, 0).ids;
+    };
+    // "qz" begins no trigram yet; kept, that answer would hide the file added next.
+    expect(find("qz")).toEqual([]);
+    const added = seedTree(db, org, ["/Docs/aqzb.txt"]);
+    expect(find("qz")).toEqual([added.get("/Docs/aqzb.txt")]);
+  });
 });

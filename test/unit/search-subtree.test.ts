@@ -4,7 +4,7 @@ import type { Sql } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
-import { ONLY_GENERAL } from "../helpers/plan-compare.ts";
+import { expectSamePages, ONLY_GENERAL, totalOf } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
@@ -128,6 +128,8 @@ describe("folder-subtree search plan", () => {
         span: false,
         dense: false,
         broad: false,
+        // Every folder here is small enough to be read whatever its terms (below).
+        subtreeFewRows: 0,
         ...options,
       }).page(org, spec, spec.limit, spec.offset).plan;
     };
@@ -141,6 +143,31 @@ describe("folder-subtree search plan", () => {
     expect(plan({ q: "e" }, { subtreeMinMatches: 1 })).not.toBe("subtree");
     expect(plan({ q: "Été/Plage", path: "/Photos" }, { subtreeMinMatches: 1 })).not.toBe("subtree");
     expect(plan({ q: "e", path: "/Photos", tags: newId() }, { subtreeMinMatches: 1 })).not.toBe("subtree");
+  });
+
+  it("reads a folder or a span of dates of few rows whatever its terms", () => {
+    const few = createSearchRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, broad: false });
+    const cases = [
+      // No row was created in 2001, whatever the terms: the span is empty.
+      { q: "e", end_date: "2001-01-01" },
+      { q: "track", start_date: "2001-01-01", end_date: "2001-12-31" },
+      { q: "zo e", path: "/Music", limit: 1000 },
+      { q: "track", path: "/Music", sort_by: "size", limit: 1000 },
+    ];
+    expectSamePages(few, general(), org, cases, { plan: "subtree" });
+    expect(totalOf(few, org, { q: "track", path: "/Music" })).toBeGreaterThan(0);
+    expect(totalOf(few, org, { q: "e", end_date: "2001-01-01" })).toBe(0);
+    // Past the bound, the terms decide as before ("zo" is in two folders' paths only).
+    const spec = parseSearchInput({ q: "zo e", path: "/Music" });
+    const bounded = createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      span: false,
+      dense: false,
+      broad: false,
+      subtreeFewRows: 10,
+      subtreeMinMatches: 1,
+    });
+    expect(bounded.page(org, spec, spec.limit, spec.offset).plan).not.toBe("subtree");
   });
 
   it("obeys folder grants and the organization", () => {

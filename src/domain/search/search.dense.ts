@@ -375,16 +375,22 @@ type Sized = [bucket: number, size: number, hit: boolean];
  * `need`, from the sample's rows (standing for `rows` live ones) in bucket
  * order: up to the bucket in which the sample's matches reach the page's
  * share of them, or to a big bucket of one size holding matches (walked by
- * name from there).
+ * name from there). Only the buckets from `lowest` to `highest` are read
+ * (bucketWalkQuery: a minimum size of 1 skips the empty files, nine rows in
+ * ten of a library).
  */
 export function expectedBucketRows(
   sized: readonly Sized[],
   descending: boolean,
   need: number,
   rows: number,
+  lowest = 0,
+  highest = Number.MAX_SAFE_INTEGER,
 ): number {
   const scale = rows / Math.max(1, sized.length);
-  const order = [...sized].sort((a, b) => (descending ? b[0] - a[0] : a[0] - b[0]));
+  const order = sized
+    .filter(([bucket]) => bucket >= lowest && bucket <= highest)
+    .sort((a, b) => (descending ? b[0] - a[0] : a[0] - b[0]));
   let hits = 0;
   for (let i = 0; i < order.length; ) {
     const bucket = order[i]![0];
@@ -942,7 +948,18 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // The exact plans read every match (a row each, then a sort): a walk the sample expects to
       // read more rows than half as many is left to them, and one that reads that many gives up.
       const most = Math.max(est.total / 2, 2 * options.denseMaxWalk);
-      if (expectedBucketRows(est.sized, spec.sortOrder === "desc", offset + limit, maxRowid()) > most) {
+      const buckets = [
+        sizeBucketOf(spec.minSize ?? 0),
+        spec.maxSize === undefined ? Number.MAX_SAFE_INTEGER : sizeBucketOf(spec.maxSize),
+      ] as const;
+      const expected = expectedBucketRows(
+        est.sized,
+        spec.sortOrder === "desc",
+        offset + limit,
+        maxRowid(),
+        ...buckets,
+      );
+      if (expected > most) {
         // Largest first, the walk of the buckets' index over the set of every match: an entry costs
         // a lookup in the set, not a row read ("東京": ~26k rows read to find 50 among the larger
         // files, left to the general plan, which reads all of its 46k matches).

@@ -202,6 +202,13 @@ export interface SearchPlanOptions {
   subtree: boolean;
   /** Fewest index matches of the least common term (estimated) for which it is considered. */
   subtreeMinMatches: number;
+  /**
+   * Rows of a folder or a span of dates few enough for it to read them
+   * whatever the terms' matches (~1.5 µs each, counted from the index
+   * first): "19" created before 2024 in a library indexed since read ~300
+   * ms of matches to find none.
+   */
+  subtreeFewRows: number;
 }
 
 export const DEFAULT_PLAN: SearchPlanOptions = {
@@ -225,6 +232,7 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   spanMaxMatches: 10_000,
   subtree: true,
   subtreeMinMatches: 50_000,
+  subtreeFewRows: 4096,
 };
 
 /**
@@ -307,16 +315,22 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   /**
    * The index's trigrams beginning with a short term. The tokenizer folds
    * case and Latin diacritics by its own tables; both the term lower-cased
-   * and fully folded are looked up, so neither folding misses.
+   * and fully folded are looked up, so neither folding misses. Kept until
+   * the database changes (a trigram added since may begin it): fts5vocab
+   * counts each trigram's documents as it lists it, so a common character
+   * reads the doclists of every trigram it begins ("o": 80 of them, ~12 ms
+   * at 1M rows; "." ~16 ms), and one search may expand a term several times.
    */
-  const expand: Expand = (term) => {
-    const found = new Set<string>();
-    for (const prefix of new Set([term.toLowerCase(), foldText(term)])) {
-      for (const { term: t } of termsFrom.all(prefix, prefix + LAST, MAX_EXPANSION + 1)) found.add(t);
-      if (found.size > MAX_EXPANSION) return undefined;
-    }
-    return [...found];
-  };
+  const expansions = keptUntilChange<string[] | undefined>(sqlite);
+  const expand: Expand = (term) =>
+    expansions(term, () => {
+      const found = new Set<string>();
+      for (const prefix of new Set([term.toLowerCase(), foldText(term)])) {
+        for (const { term: t } of termsFrom.all(prefix, prefix + LAST, MAX_EXPANSION + 1)) found.add(t);
+        if (found.size > MAX_EXPANSION) return undefined;
+      }
+      return [...found];
+    });
   const firstMatch = sqlite.prepare<[string], { x: number }>(
     "SELECT 1 AS x FROM files_fts WHERE files_fts MATCH ? LIMIT 1",
   );
@@ -622,21 +636,26 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   /**
    * The answer of the plan for common terms within a folder or a span of
    * dates (search.subtree.ts), or undefined when the range holds more rows
-   * than the least common term has index matches (or no term is in the
-   * index: the general plan then reads the range's rows itself).
+   * than plan.subtreeFewRows and than the least common term has index matches
+   * (or no term is in the index: the general plan then reads the range's
+   * rows itself).
    */
   const subtreePage: RangePlan = (org, spec, limit, offset, acl) => {
+    const q = {
+      rows: (bound: number) => subtreeCountQuery(org, spec, bound),
+      page: () => subtreePageQuery(org, spec, limit, offset, acl),
+      total: () => subtreeTotalQuery(org, spec, acl),
+    };
+    // A range of few rows (dates before the library was indexed: none) is read whatever the terms.
+    const few = rangePage("subtree", plan.subtreeFewRows, offset, q);
+    if (few) return few;
     const terms = termsOf(spec);
     if (terms.fts.length + terms.viaFolders.length === 0) return undefined;
     const least = leastMatches(terms);
     if (least < plan.subtreeMinMatches) return undefined;
     // A row of the folder costs about a quarter of an index match (read, then its row) in the
     // other plans: measured at 1M rows, 0.4-0.5 µs against ~2 µs.
-    return rangePage("subtree", SUBTREE_ROWS_PER_MATCH * least, offset, {
-      rows: (bound) => subtreeCountQuery(org, spec, bound),
-      page: () => subtreePageQuery(org, spec, limit, offset, acl),
-      total: () => subtreeTotalQuery(org, spec, acl),
-    });
+    return rangePage("subtree", SUBTREE_ROWS_PER_MATCH * least, offset, q);
   };
 
   /**
