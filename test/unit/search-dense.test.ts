@@ -3,6 +3,7 @@ import type { Db } from "../../src/db/client.ts";
 import {
   bucketWalkQuery,
   expectedBucketRows,
+  expectedLengthWalk,
   lengthWalkQuery,
   namesOnlyQuery,
   walkQuery,
@@ -129,6 +130,9 @@ describe("dense search plan", () => {
     { q: "amelie", sort_by: "relevance", limit: 1000 },
     { q: "zo", sort_by: "relevance", limit: 1000 },
     { q: "jpg img", sort_by: "relevance", offset: 20, limit: 10 },
+    // Under a folder: the names within its span of rowids.
+    { q: "amelie", path: "/Movies", sort_by: "relevance", limit: 1000 },
+    { q: "jpg", path: "/Photos", sort_by: "relevance", offset: 5, limit: 20 },
     // Terms too short for the index: from the shortest names up (files_live_length_idx).
     { q: "e", sort_by: "relevance", limit: 5 },
     { q: "zo", sort_by: "relevance", offset: 3, limit: 10 },
@@ -408,6 +412,25 @@ describe("how many rows a walk of the size buckets reads, from the sample", () =
     expect(expectedBucketRows(sized, false, 20, 1000, 101)).toBe(20);
     expect(expectedBucketRows(sized, true, 20, 1000)).toBe(20);
     expect(expectedBucketRows(sized, true, 20, 1000, 0, 105)).toBe(20);
+  });
+});
+
+describe("how far a walk from the shortest name goes, from the sample", () => {
+  // Ten sampled names of lengths 1-10 standing for 1000 rows; two of them hits, each standing for 100.
+  const names = Array.from({ length: 10 }, (_, i) => "x".repeat(i + 1));
+
+  it("passes the names shorter than the sampled hit that far into them, and half of its length's", () => {
+    // A page of 50 lies within the first hit's share: the 4 names shorter than it, half of its own.
+    expect(expectedLengthWalk(names, ["xxxxxxx", "xxxxx"], 50, 1000)).toBe(450);
+    // A page of 150 reaches into the second.
+    expect(expectedLengthWalk(names, ["xxxxxxx", "xxxxx"], 150, 1000)).toBe(650);
+    // Counted in characters, not UTF-16 units.
+    expect(expectedLengthWalk(["猫", "🎉🎉", "abc"], ["🎉🎉"], 1, 300)).toBe(150);
+  });
+
+  it("says every row when the sample holds too few hits", () => {
+    expect(expectedLengthWalk(names, ["xxxxx"], 150, 1000)).toBe(1000);
+    expect(expectedLengthWalk(names, [], 1, 1000)).toBe(1000);
   });
 });
 

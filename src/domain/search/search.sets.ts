@@ -14,6 +14,7 @@ import {
   textTerms,
 } from "./search.query.ts";
 import type { SearchSpec, Terms } from "./search.schemas.ts";
+import type { Span } from "./search.span.ts";
 
 /**
  * Sets of matches for the dense plan's set walks (search.dense.ts): the
@@ -28,14 +29,21 @@ import type { SearchSpec, Terms } from "./search.schemas.ts";
 
 /**
  * The rows whose name holds every term (the first rank by relevance,
- * search.query.ts relevanceOrder), as the index matches names. Undefined
- * when a term could not be asked of the index (a short one it declined to
- * expand) or matches nothing.
+ * search.query.ts relevanceOrder), as the index matches names; `within` a
+ * folder's span (search.span.ts: every row under the folder lies within
+ * it), those rowids alone. Undefined when a term could not be asked of the
+ * index (a short one it declined to expand) or matches nothing.
  */
-export function nameSet(terms: Terms): Sql | undefined {
+export function nameSet(terms: Terms, within?: Span): Sql | undefined {
   if (terms.none || terms.short.length > 0 || terms.fts.length + terms.viaFolders.length === 0)
     return undefined;
-  return { sql: OWN_MATCHES, params: [ftsExpression([...terms.fts, ...terms.viaFolders], "name")] };
+  const expr = ftsExpression([...terms.fts, ...terms.viaFolders], "name");
+  if (!within) return { sql: OWN_MATCHES, params: [expr] };
+  // BigInt: a number binds as a REAL, and FTS5 then reads the whole doclist (search.span.ts).
+  return {
+    sql: `${OWN_MATCHES} AND rowid BETWEEN ? AND ?`,
+    params: [expr, BigInt(within.lo), BigInt(within.hi)],
+  };
 }
 
 /**
