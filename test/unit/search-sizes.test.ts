@@ -49,6 +49,8 @@ describe("size-range search plan", () => {
       dense: false,
       broad: false,
       folders: false,
+      // Every range here is small enough for the subtree plan to read it whatever its terms.
+      subtree: false,
       sizeRowids: rowids,
     });
   const general = () => createSearchRepo(db, ONLY_GENERAL);
@@ -106,6 +108,17 @@ describe("size-range search plan", () => {
     });
     const spec = parseSearchInput({ q: "e", min_size: "100", max_size: "400" });
     expect(all.page(org, spec, spec.limit, spec.offset).plan).toBe("dense");
+  });
+
+  it("reads the range's rows for a word with more matches than it reads rowids of", () => {
+    // Five at most: "final" has more, and every range here is a few times fewer rows than that.
+    const common = createSearchRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, sizeOwnMax: 5 });
+    const few = [
+      { q: "final", min_size: "100", max_size: "104", limit: 1000 },
+      { q: "final", max_size: "3", sort_by: "name", sort_order: "desc" },
+    ];
+    expectSamePages(common, general(), org, few, { plan: "subtree" });
+    expect(totalOf(common, org, few[0]!)).toBeGreaterThan(0);
   });
 
   it("keeps to the viewer's folder grants", () => {

@@ -146,13 +146,22 @@ describe("folder-subtree search plan", () => {
   });
 
   it("reads a folder or a span of dates of few rows whatever its terms", () => {
-    const few = createSearchRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, broad: false });
+    const few = createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      span: false,
+      dense: false,
+      broad: false,
+      sizes: false,
+    });
     const cases = [
       // No row was created in 2001, whatever the terms: the span is empty.
       { q: "e", end_date: "2001-01-01" },
       { q: "track", start_date: "2001-01-01", end_date: "2001-12-31" },
       { q: "zo e", path: "/Music", limit: 1000 },
       { q: "track", path: "/Music", sort_by: "size", limit: 1000 },
+      // Without a path or dates, a range of sizes (every row here is empty).
+      { q: "e", max_size: "0", sort_by: "name", sort_order: "desc", limit: 1000 },
+      { q: "o zo", min_size: "1" },
     ];
     expectSamePages(few, general(), org, cases, { plan: "subtree" });
     expect(totalOf(few, org, { q: "track", path: "/Music" })).toBeGreaterThan(0);

@@ -307,6 +307,17 @@ export function walkToPage(
 const walkBudgetOf = (expected: number, maxWalk: number) =>
   Math.min(2 * maxWalk, Math.max(4 * expected, 1000));
 
+/**
+ * Matches of the text (as the sample expects them) for each row a walk may
+ * read before it gives up: the exact plans read every match's row at about
+ * the same cost a row, and the set walk builds the set of every match first
+ * (~1 µs a member), so a walk that gives up adds at most about a sixteenth
+ * (in process at 1M rows: "copy" by date, 176k matches, 145 -> 167 ms when
+ * its walk gives up; "x y" by date 348 -> 9 and "final" 43 -> 7 when it
+ * does not).
+ */
+const MATCHES_PER_WALKED_ROW = 16;
+
 /** Rows tying with a set walk's page past it that it reads before giving up (each is sorted with the page). */
 const SET_WALK_TIES = 5000;
 /**
@@ -585,10 +596,24 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    */
   const matchSet = (org: string, spec: SearchSpec, estimated: number): Sql | undefined => {
     if (spec.path || estimated > SET_MAX_MATCHES) return undefined;
-    const spanned = spannedMatch(spec.text, inSomePath, (term) => folderRows(org, term));
+    const spanned = spannedOf(org, spec);
     if (spanned) return spanned;
     const set = textSet(org, spec.text, splitTerms(spec.text, expand), inSomePath);
     return set && inSet(set);
+  };
+
+  /**
+   * Every match of the search's text as a condition on an entry's rowid,
+   * without a set to build (search.sets.ts spannedMatch); undefined where
+   * one is needed, and under a path filter.
+   */
+  const spanned = new WeakMap<SearchSpec, Sql | null>();
+  const spannedOf = (org: string, spec: SearchSpec): Sql | undefined => {
+    if (spec.path) return undefined;
+    // Asked once a search (it asks the index for the folders a term names).
+    if (!spanned.has(spec))
+      spanned.set(spec, spannedMatch(spec.text, inSomePath, (term) => folderRows(org, term)) ?? null);
+    return spanned.get(spec) ?? undefined;
   };
 
   /** By name or date, the set walk over every match of the search's text (matchSet), when it has one. */
@@ -923,6 +948,14 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     const est = estimate(org, spec, inText, acl);
     if (!est || est.hits < options.denseMinHits || est.total <= options.denseMinTotal) return undefined;
     const total = Math.max(est.total, offset + limit);
+    // The exact plans read the row of every match of the text (or of every live row, for terms the
+    // index answers none of): "1 2 3" at offset 2000, 659k matches, ~2.4 s at 1M rows; the set walk
+    // builds the set of every match first. A walk reading rows may go as far as a share of those
+    // before it gives up to them, unless the set walk needs no set ("photos": the rowids under the
+    // folders named so, 13 ms, where reading 11k rows first made it 29).
+    const maxWalk = spannedOf(org, spec)
+      ? options.denseMaxWalk
+      : Math.max(options.denseMaxWalk, est.textMatches / MATCHES_PER_WALKED_ROW);
     if (spec.sortBy === "relevance") {
       // Rows whose name holds every term come first (tested as a directory whose path is its name:
       // a term with "/" never is; the path, which ends with the name, then holds them too).
@@ -940,9 +973,10 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // walk read up to an eighth of the matches' rows first and mostly gave up ("ab", whose names
       // are not among the shortest: 106 against 69 ms, "東京" 18.6 against 8.6, in process).
       if (short && !set) {
-        // The general plan reads every match: walking up to an eighth of them costs little when
-        // the walk gives up.
-        const budget = Math.max(2 * options.denseMaxWalk, est.total / 8);
+        // The general plan reads every match, and tests each term on each (~2.4 s for the 365k of
+        // "a b c d" at 1M rows): walking up to half as many rows (~140-250 ms) costs little when
+        // the walk gives up, and finds pages whose names are rare among the shortest.
+        const budget = Math.max(2 * options.denseMaxWalk, est.textMatches / 2);
         const found = shortest(org, spec, offset + limit, budget, (c) => c[4] === 1 && inName(c), acl);
         if (found && found.length >= offset + limit)
           return { ids: pageOf(SHORTEST_FIRST, found, limit, offset), total, estimated: true };
@@ -1055,9 +1089,12 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     // matches are spread evenly enough over the order for a short walk reading every row it passes;
     // else (or when they are not: a walk past its budget) the walk over the set of matches.
     const expectedWalk = ((offset + limit) * est.walked) / est.walkedHits;
+    // Where the matches gather away from the walk's start ("x y" by date, rarer among the rows
+    // scanned last), the walk reads on past its expectation as far as maxWalk: the set walk after it
+    // builds the set of every match first (~330 ms for those 138k).
     const page =
-      expectedWalk <= options.denseMaxWalk
-        ? walk(org, spec, limit, offset, walkBudget(expectedWalk), test, acl)
+      expectedWalk <= maxWalk
+        ? walk(org, spec, limit, offset, Math.max(walkBudget(expectedWalk), maxWalk), test, acl)
         : undefined;
     if (page) return answer(page, total);
     const viaSet = setPage(org, spec, est.textMatches, acl)?.(limit, offset);

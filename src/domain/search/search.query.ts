@@ -339,6 +339,22 @@ export const LARGE_FILE_BYTES = 104_857_600;
 export const SIZE_BUCKET = `(${sizeBucket("f.size")})`;
 export const EXACT_BUCKETS_BELOW = 100;
 
+/**
+ * FROM … WHERE of the organization's live rows in the buckets that can hold
+ * a search's range of sizes (files_live_size_bucket_idx; each row's exact
+ * size is the caller's to check).
+ */
+export function sizeBucketRange(organizationId: string, spec: SearchSpec): Sql {
+  const lowest = sizeBucketOf(spec.minSize ?? 0);
+  const highest = spec.maxSize === undefined ? Number.MAX_SAFE_INTEGER : sizeBucketOf(spec.maxSize);
+  return {
+    sql:
+      "FROM files f INDEXED BY files_live_size_bucket_idx " +
+      `WHERE f.organization_id = ? AND f.is_deleted = 0 AND ${SIZE_BUCKET} BETWEEN ? AND ?`,
+    params: [organizationId, lowest, highest],
+  };
+}
+
 /** SIZE_BUCKET of a size in bytes, as SQLite computes it from the integer's decimal text. */
 export function sizeBucketOf(bytes: number): number {
   const text = String(Math.max(0, Math.floor(bytes)));

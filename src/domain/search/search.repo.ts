@@ -122,8 +122,8 @@ const SIZE_RANGE_ROWS_PER_MATCH = 4;
 const SIZES_COUNT_BOUND = 65_536;
 /** Rows of a size range the plan reads the rowids of, at most (~0.07 µs each, from the index alone). */
 const SIZES_RANGE_MAX = 262_144;
-/** Own index matches of a word whose rowids the size-range plan reads, at most (~0.12 µs each). */
-const SIZES_OWN_MAX = 131_072;
+/** Past plan.sizeOwnMax, the range's rows (~2 µs each) are read when at most this share of it. */
+const SIZES_RANGE_READ_SHARE = 4;
 /**
  * Rows of the range the size-range plan reads the rowids of for each row of
  * its word with the fewest (~0.07 µs each, against ~1.5-3 µs for each of
@@ -192,6 +192,8 @@ export interface SearchPlanOptions {
   sizes: boolean;
   /** Whether that plan may read the range and the words as rowids before building a set of matches. */
   sizeRowids: boolean;
+  /** Own index matches of a word whose rowids it reads, at most (~0.12 µs each). */
+  sizeOwnMax: number;
   /** Whether the plan for text under a folder within its span of rowids (search.span.ts) may be used. */
   span: boolean;
   /** Most descendants a folder's span is read for (~0.12 µs each, once until the database changes). */
@@ -227,6 +229,7 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   runs: true,
   sizes: true,
   sizeRowids: true,
+  sizeOwnMax: 131_072,
   span: true,
   spanMaxRows: 262_144,
   spanMaxMatches: 10_000,
@@ -640,12 +643,13 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
    * (or no term is in the index: the general plan then reads the range's
    * rows itself).
    */
+  const subtreeQueries = (org: string, spec: SearchSpec, limit: number, offset: number, acl?: Sql) => ({
+    rows: (bound: number) => subtreeCountQuery(org, spec, bound),
+    page: () => subtreePageQuery(org, spec, limit, offset, acl),
+    total: () => subtreeTotalQuery(org, spec, acl),
+  });
   const subtreePage: RangePlan = (org, spec, limit, offset, acl) => {
-    const q = {
-      rows: (bound: number) => subtreeCountQuery(org, spec, bound),
-      page: () => subtreePageQuery(org, spec, limit, offset, acl),
-      total: () => subtreeTotalQuery(org, spec, acl),
-    };
+    const q = subtreeQueries(org, spec, limit, offset, acl);
     // A range of few rows (dates before the library was indexed: none) is read whatever the terms.
     const few = rangePage("subtree", plan.subtreeFewRows, offset, q);
     if (few) return few;
@@ -676,7 +680,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   /**
    * The plan for text within a range of sizes, read as rowids
    * (search.sizes.ts heldByEveryWord): each word's own index matches (at
-   * most SIZES_OWN_MAX) and its runs (search.runs.ts), then the range's
+   * most plan.sizeOwnMax) and its runs (search.runs.ts), then the range's
    * rowids from the size buckets' index, at most SIZES_RANGE_PER_ROW for
    * each row of the word with the fewest and SIZES_RANGE_MAX; the rows
    * every word holds (at most RUNS_MAX_ROWS) are read and checked as the
@@ -694,11 +698,20 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     for (const expr of exprs) {
       const runs = inSomePath(expr) ? runsOf(org, expr) : [];
       if (runs === null) return undefined;
-      const ownQ = ownRowidsQuery(expr, SIZES_OWN_MAX + 1);
+      const ownQ = ownRowidsQuery(expr, plan.sizeOwnMax + 1);
       const own = prepared(ownQ)
         .pluck()
         .all(...ownQ.params) as number[];
-      if (own.length > SIZES_OWN_MAX) return undefined;
+      // A word this common ("part": 198k names): the range's rows read and checked as the subtree
+      // plan reads a folder's, when they are a few times fewer (10k from 1 to 50 bytes: 18 against
+      // 90 ms for a set of its matches; its index estimate, from where its 33rd match lies, was low).
+      if (own.length > plan.sizeOwnMax)
+        return rangePage(
+          "subtree",
+          plan.sizeOwnMax / SIZES_RANGE_READ_SHARE,
+          offset,
+          subtreeQueries(org, spec, limit, offset, acl),
+        );
       words.push({ own, runs });
       fewest = Math.min(
         fewest,
@@ -846,22 +859,25 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       }
       const spec = resolved(input);
       if (spec.terms?.none) return { ids: [], total: 0, estimated: false, plan: "general" };
-      // Shorter terms, after the dense plan: as rowids (unless tried above), else a set.
-      const sized =
-        !plan.sizes || !sizeRangeEligible(spec)
-          ? undefined
-          : ((plan.sizeRowids && !wordsInRange
-              ? sizeRangeRowidsPage(organizationId, spec, limit, offset, acl)
-              : undefined) ??
-            (sizeRangeSetEligible(spec)
-              ? sizeRangeSetPage(organizationId, spec, limit, offset, acl)
-              : undefined));
-      if (sized) return sized;
+      // Shorter terms, after the dense plan: as rowids (unless tried above); else the range's rows
+      // read when they are few or the terms common (the subtree plan: "part" from 1 to 50 bytes, 10k
+      // rows, 18 ms, where a set of its ~150k matches took 90); else a set of the matches.
+      const sizes = plan.sizes && sizeRangeEligible(spec);
+      const rowids =
+        sizes && plan.sizeRowids && !wordsInRange
+          ? sizeRangeRowidsPage(organizationId, spec, limit, offset, acl)
+          : undefined;
+      if (rowids) return rowids;
       const subtree =
         plan.subtree && subtreeEligible(spec)
           ? subtreePage(organizationId, spec, limit, offset, acl)
           : undefined;
       if (subtree) return subtree;
+      const sized =
+        sizes && sizeRangeSetEligible(spec)
+          ? sizeRangeSetPage(organizationId, spec, limit, offset, acl)
+          : undefined;
+      if (sized) return sized;
       const broad =
         plan.broad && broadEligible(spec) ? broadPage(organizationId, spec, limit, offset, scope) : undefined;
       if (broad) return broad;

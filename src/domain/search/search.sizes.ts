@@ -5,9 +5,8 @@ import {
   LARGE_FILE_BYTES,
   MAX_TERMS,
   rowFilters,
-  SIZE_BUCKET,
   type Sql,
-  sizeBucketOf,
+  sizeBucketRange,
   textTerms,
   windowOf,
 } from "./search.query.ts";
@@ -64,24 +63,12 @@ export function sizeRangeSetEligible(spec: SearchSpec): boolean {
   return terms.length === 1 && !terms[0]!.includes("/");
 }
 
-/** The organization's live rows in the buckets that can hold the range's sizes (files_live_size_bucket_idx). */
-function inBuckets(organizationId: string, spec: SearchSpec): Sql {
-  const lowest = sizeBucketOf(spec.minSize ?? 0);
-  const highest = spec.maxSize === undefined ? Number.MAX_SAFE_INTEGER : sizeBucketOf(spec.maxSize);
-  return {
-    sql:
-      "FROM files f INDEXED BY files_live_size_bucket_idx " +
-      `WHERE f.organization_id = ? AND f.is_deleted = 0 AND ${SIZE_BUCKET} BETWEEN ? AND ?`,
-    params: [organizationId, lowest, highest],
-  };
-}
-
 /**
  * Rowids of the organization's live rows in the range's buckets, from the
  * index alone (in bucket order, each bucket's ascending), at most `most` + 1.
  */
 export function sizeRangeRowidsQuery(organizationId: string, spec: SearchSpec, most: number): Sql {
-  const from = inBuckets(organizationId, spec);
+  const from = sizeBucketRange(organizationId, spec);
   return { sql: `SELECT f.rowid AS r ${from.sql} LIMIT ?`, params: [...from.params, Math.floor(most) + 1] };
 }
 
@@ -127,7 +114,7 @@ function wordBitmap(word: WordRows, last: number): Uint32Array {
 
 /** How many rows the plan would read, counted from the index up to `bound` + 1. */
 export function sizeRangeRowsQuery(organizationId: string, spec: SearchSpec, bound: number): Sql {
-  return countUpTo(inBuckets(organizationId, spec), bound);
+  return countUpTo(sizeBucketRange(organizationId, spec), bound);
 }
 
 /**
@@ -141,7 +128,7 @@ function sizeRangeMatches(organizationId: string, spec: SearchSpec, match: Sql, 
   const filters = rowFilters(spec, true);
   if (filters.sql.length > 0) conds.push({ sql: filters.sql.join(" AND "), params: filters.params });
   if (acl) conds.push(acl);
-  return andWhere(inBuckets(organizationId, spec), conds);
+  return andWhere(sizeBucketRange(organizationId, spec), conds);
 }
 
 /** Ids of one window of matches in the search's order, each with the count of all matches. */
