@@ -636,18 +636,19 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   const leastMatches = (terms: ReturnType<typeof termsOf>) =>
     Math.min(...[...terms.fts, ...terms.viaFolders].map(estimate));
 
-  /**
-   * The answer of the plan for common terms within a folder or a span of
-   * dates (search.subtree.ts), or undefined when the range holds more rows
-   * than plan.subtreeFewRows and than the least common term has index matches
-   * (or no term is in the index: the general plan then reads the range's
-   * rows itself).
-   */
+  /** The subtree plan's queries (search.subtree.ts), for rangePage. */
   const subtreeQueries = (org: string, spec: SearchSpec, limit: number, offset: number, acl?: Sql) => ({
     rows: (bound: number) => subtreeCountQuery(org, spec, bound),
     page: () => subtreePageQuery(org, spec, limit, offset, acl),
     total: () => subtreeTotalQuery(org, spec, acl),
   });
+  /**
+   * The answer of the plan for common terms within a folder, a span of
+   * dates or a range of sizes (search.subtree.ts), or undefined when the
+   * range holds more rows than plan.subtreeFewRows and than the least common
+   * term has index matches (or no term is in the index: the general plan
+   * then reads the range's rows itself).
+   */
   const subtreePage: RangePlan = (org, spec, limit, offset, acl) => {
     const q = subtreeQueries(org, spec, limit, offset, acl);
     // A range of few rows (dates before the library was indexed: none) is read whatever the terms.
@@ -731,8 +732,9 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
 
   /**
    * The answer of the plan for text within a range of sizes
-   * (search.sizes.ts) from a set of matches SQLite builds, or undefined when the range holds more rows than
-   * SIZE_RANGE_ROWS_PER_MATCH per index match of the least common term, or
+   * (search.sizes.ts) from a set of matches SQLite builds, or undefined
+   * when the range holds more rows than SIZE_RANGE_ROWS_PER_MATCH per index
+   * match of the least common term, or
    * a term has no set of matches (a short one the index did not resolve, or
    * one with "/"). The matches are estimated from where the term's K-th
    * lies; when that leaves the range too big, a single word's own matches

@@ -31,7 +31,12 @@ import type { SearchSpec } from "./search.schemas.ts";
  *   the grants (the runs plan's checks: search.subtree.ts). The rowids kept
  *   are a superset of the matches, never fewer. Several words are read the
  *   same way. At 1M rows, from 100 to 400 bytes (61k rows): "cafe" 33 → 9,
- *   "final" 64 → 26, "pink floyd" 58 → 14 ms (in process).
+ *   "final" 64 → 26, "pink floyd" 58 → 14 ms (in process). A word with more
+ *   own matches than it reads (plan.sizeOwnMax) has the range's rows read
+ *   instead, as the subtree plan reads a folder's, when they are few enough.
+ *   Words of three characters or more try this before the dense plan;
+ *   shorter terms after it, and then the subtree plan (search.subtree.ts)
+ *   reads a range of few rows, before the set below.
  * - As a set of the text's matches SQLite builds once from the FTS index
  *   (search.sets.ts textSet), each entry's rowid tested against it before
  *   its row is read, when a bound stopped the first: one term, at most a
