@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
 import { createSearchRepo, type SearchPlanOptions } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
+import { spanQuery, spanSet, spanSetCountQuery } from "../../src/domain/search/search.span.ts";
 import { newId } from "../../src/platform/ids.ts";
 import { expectSamePages, grantsOf, ONLY_GENERAL, totalOf } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
@@ -148,6 +149,22 @@ describe("folder span search plan", () => {
     expect(plan({ q: "final" })).toBe("general");
     expect(plan({ q: "final", path: "/Photos", tags: newId() })).toBe("general");
     expect(plan({ q: "Xmas/final", path: "/Photos" })).toBe("general");
+  });
+
+  it("reads more of a span's rows once the dense plan has declined", () => {
+    const i = { q: "final", path: "/Photos/Xmas", limit: 1000 };
+    // The rows the plan counts for "final" within the folder's span (rows added later widen it).
+    const c = db.$client;
+    const q = spanQuery(org, "/Photos/Xmas", 1e9);
+    const { lo, hi, n } = c.prepare(q.sql).get(...q.params) as { lo: number; hi: number; n: number };
+    const counted = spanSetCountQuery(spanSet('"final"', { lo, hi, rows: n }, true), 1e9);
+    const rows = (c.prepare(counted.sql).get(...counted.params) as { n: number }).n;
+    expect(rows).toBeGreaterThan(8);
+    // A bound a third of them: the first try declines, the second (four times it) reads them.
+    const late = span({ spanMaxMatches: Math.ceil(rows / 3) });
+    expectSamePages(late, general(), org, [i, { ...i, sort_by: "relevance", offset: 2 }], { plan: "span" });
+    const spec = parseSearchInput(i);
+    expect(span({ spanMaxMatches: Math.ceil(rows / 5) }).page(org, spec, 1000, 0).plan).toBe("general");
   });
 
   it("lets the dense plan's folder walk test a span holding its folder alone by rowid", () => {
