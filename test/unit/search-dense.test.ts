@@ -22,7 +22,7 @@ import {
   setWalkQuery,
 } from "../../src/domain/search/search.sets.ts";
 import { newId } from "../../src/platform/ids.ts";
-import { ONLY_GENERAL } from "../helpers/plan-compare.ts";
+import { expectSamePages, ONLY_GENERAL, totalOf } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
@@ -333,6 +333,84 @@ describe("dense search plan", () => {
     } finally {
       c.prepare("UPDATE files SET acl_id = NULL WHERE organization_id = ?").run(org);
     }
+  });
+});
+
+/**
+ * By name, a word of folders' names whose children's names come late in
+ * the order (after thousands of music tracks named "00 …"): the walk starts
+ * from the first name a match can have (nameBound), and must give the same
+ * pages as the general plan, in either direction.
+ */
+describe("dense search plan from the first name a match can have", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+  const other = newId();
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-bound-", [org, other]));
+    seedTree(db, org, [
+      ...Array.from({ length: 6000 }, (_, i) => `/Early/${String(i % 100).padStart(2, "0")} track ${i}.flac`),
+      ...Array.from({ length: 300 }, (_, i) => `/Downloads/Doc ${i % 30} (copy ${i % 30})/b${i} report.pdf`),
+      ...Array.from(
+        { length: 40 },
+        (_, i) => `/Downloads/Doc ${i % 30} (copy ${i % 30})/nested/Zed ${i}.txt`,
+      ),
+      // A folder within one, named before every file there; names holding the word themselves, one
+      // before every child's name, one in an early folder.
+      "/Downloads/Doc 3 (copy 3)/A sub/y.txt",
+      "/Early/B copy notes.txt",
+      "/Misc/Copy of plan.txt",
+    ]);
+    // Another organization's folder of the same name, with a child named before all of them.
+    seedTree(db, other, ["/Doc 1 (copy 1)/a first.pdf"]);
+    softDeleteSome(db, org, 20, 40);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  it("gives the general plan's pages", () => {
+    const dense = createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      span: false,
+      denseMinTotal: 0,
+      denseMinHits: 1,
+      large: false,
+      sizes: false,
+      // The first try reads the first 1,000 names (every "00 …" track): the page is not there.
+      denseFolderWalkFirst: 1000,
+    });
+    const cases: Record<string, unknown>[] = [
+      { q: "copy" },
+      { q: "copy", offset: 30, limit: 20 },
+      { q: "copy", sort_order: "desc", limit: 25 },
+      { q: "copy report" },
+      { q: "COPY", type: "file", offset: 5 },
+    ];
+    expectSamePages(dense, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
+    // Too few for the dense plan: the exact plans, the same rows.
+    expectSamePages(dense, createSearchRepo(db, ONLY_GENERAL), org, [{ q: "copy zed", limit: 1000 }]);
+  });
+
+  it("goes on past the first names where some matches were among them", () => {
+    // A match among the first names: the walk goes on after them, and the page holds both walks'.
+    seedTree(db, org, ["/Early/00 copy early.txt"]);
+    const dense = createSearchRepo(db, {
+      ...DEFAULT_PLAN,
+      span: false,
+      denseMinTotal: 0,
+      denseMinHits: 1,
+      large: false,
+      sizes: false,
+      denseFolderWalkFirst: 1000,
+    });
+    const cases: Record<string, unknown>[] = [
+      { q: "copy" },
+      { q: "copy", offset: 1, limit: 7 },
+      { q: "copy report" },
+    ];
+    expectSamePages(dense, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
+    expect(totalOf(createSearchRepo(db, ONLY_GENERAL), org, { q: "copy" })).toBeGreaterThan(300);
   });
 });
 
