@@ -10,7 +10,11 @@ import {
   walkToPage,
 } from "../../src/domain/search/search.dense.ts";
 import { LARGE_FILE_BYTES, OWN_MATCHES } from "../../src/domain/search/search.query.ts";
-import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
+import {
+  createSearchRepo,
+  DEFAULT_PLAN,
+  type SearchPlanOptions,
+} from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.service.ts";
 import {
   folderMatch,
@@ -31,6 +35,16 @@ import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
  * does. On a table this small its sample reads every row, so its estimate
  * is the exact count too.
  */
+/** The dense plan at any size (the libraries here are small), the others it would give way to off. */
+const ANY_DENSE: SearchPlanOptions = {
+  ...DEFAULT_PLAN,
+  span: false,
+  denseMinTotal: 0,
+  denseMinHits: 1,
+  large: false,
+  sizes: false,
+};
+
 describe("dense search plan", () => {
   let dir: string;
   let db: Db;
@@ -369,17 +383,11 @@ describe("dense search plan from the first name a match can have", () => {
   });
   afterAll(() => closeTempDb(dir, db));
 
+  // The first try reads the first 1,000 names (every "00 …" track): the page is not there.
+  const dense = () => createSearchRepo(db, { ...ANY_DENSE, denseFolderWalkFirst: 1000 });
+  const general = () => createSearchRepo(db, ONLY_GENERAL);
+
   it("gives the general plan's pages", () => {
-    const dense = createSearchRepo(db, {
-      ...DEFAULT_PLAN,
-      span: false,
-      denseMinTotal: 0,
-      denseMinHits: 1,
-      large: false,
-      sizes: false,
-      // The first try reads the first 1,000 names (every "00 …" track): the page is not there.
-      denseFolderWalkFirst: 1000,
-    });
     const cases: Record<string, unknown>[] = [
       { q: "copy" },
       { q: "copy", offset: 30, limit: 20 },
@@ -387,30 +395,21 @@ describe("dense search plan from the first name a match can have", () => {
       { q: "copy report" },
       { q: "COPY", type: "file", offset: 5 },
     ];
-    expectSamePages(dense, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
+    expectSamePages(dense(), general(), org, cases, { plan: "dense" });
     // Too few for the dense plan: the exact plans, the same rows.
-    expectSamePages(dense, createSearchRepo(db, ONLY_GENERAL), org, [{ q: "copy zed", limit: 1000 }]);
+    expectSamePages(dense(), general(), org, [{ q: "copy zed", limit: 1000 }]);
   });
 
   it("goes on past the first names where some matches were among them", () => {
     // A match among the first names: the walk goes on after them, and the page holds both walks'.
     seedTree(db, org, ["/Early/00 copy early.txt"]);
-    const dense = createSearchRepo(db, {
-      ...DEFAULT_PLAN,
-      span: false,
-      denseMinTotal: 0,
-      denseMinHits: 1,
-      large: false,
-      sizes: false,
-      denseFolderWalkFirst: 1000,
-    });
     const cases: Record<string, unknown>[] = [
       { q: "copy" },
       { q: "copy", offset: 1, limit: 7 },
       { q: "copy report" },
     ];
-    expectSamePages(dense, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
-    expect(totalOf(createSearchRepo(db, ONLY_GENERAL), org, { q: "copy" })).toBeGreaterThan(300);
+    expectSamePages(dense(), general(), org, cases, { plan: "dense" });
+    expect(totalOf(general(), org, { q: "copy" })).toBeGreaterThan(300);
   });
 });
 
@@ -442,14 +441,7 @@ describe("dense search plan by size, most files empty", () => {
   afterAll(() => closeTempDb(dir, db));
 
   it("gives the general plan's pages through the empty files' bucket, in either direction", () => {
-    const dense = createSearchRepo(db, {
-      ...DEFAULT_PLAN,
-      span: false,
-      denseMinTotal: 0,
-      denseMinHits: 1,
-      large: false,
-      sizes: false,
-    });
+    const dense = createSearchRepo(db, ANY_DENSE);
     const general = createSearchRepo(db, ONLY_GENERAL);
     const cases: Record<string, unknown>[] = [
       { q: "e", sort_by: "size" },
