@@ -818,36 +818,16 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const firsts: string[] = [];
       if (folders) {
         // The folders counted first, from the FTS index alone: past the bound the term is left out.
-        const n = countUpTo(
-          { sql: "FROM files_fts WHERE files_fts MATCH ?", params: [`path : (${quoted(term)})`] },
-          NAME_BOUND_FOLDERS_MAX,
-        );
-        const many = prepared(n)
-          .pluck()
-          .get(...n.params) as number;
-        if (many > NAME_BOUND_FOLDERS_MAX) continue;
-        const c = childNameBoundQuery(org, folders, desc);
-        const child = prepared(c)
-          .pluck()
-          .get(...c.params) as string | null;
+        if (indexCount(`path : (${quoted(term)})`, NAME_BOUND_FOLDERS_MAX) > NAME_BOUND_FOLDERS_MAX) continue;
+        const child = value<string | null>(childNameBoundQuery(org, folders, desc));
         // Their children come before `past`: this term cannot move the walk on (its own names
         // are not counted: ~3 ms for a common word's 32k).
         if (child !== null && !further(child)) continue;
         if (child !== null) firsts.push(child);
       }
       const expr = `name : (${quoted(term)})`;
-      const counted = countUpTo(
-        { sql: "FROM files_fts WHERE files_fts MATCH ?", params: [expr] },
-        NAME_BOUND_OWN_MAX,
-      );
-      const own = prepared(counted)
-        .pluck()
-        .get(...counted.params) as number;
-      if (own > NAME_BOUND_OWN_MAX) continue;
-      const q = ownNameBoundQuery(org, expr, desc);
-      const name = prepared(q)
-        .pluck()
-        .get(...q.params) as string | null;
+      if (indexCount(expr, NAME_BOUND_OWN_MAX) > NAME_BOUND_OWN_MAX) continue;
+      const name = value<string | null>(ownNameBoundQuery(org, expr, desc));
       if (name !== null) firsts.push(name);
       // A term nothing holds: no match at all, and no bound needed.
       if (firsts.length === 0) return undefined;
@@ -900,12 +880,18 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
   };
 
   /** The first of `names` in NOCASE order (`last`: the last), as SQLite compares them. */
-  const pickName = (names: readonly string[], last: boolean): string => {
-    const q = pickNameQuery(names, last);
-    return prepared(q)
+  const pickName = (names: readonly string[], last: boolean): string =>
+    value<string>(pickNameQuery(names, last));
+
+  /** The single value `q` selects. */
+  const value = <T>(q: Sql): T =>
+    prepared(q)
       .pluck()
-      .get(...q.params) as string;
-  };
+      .get(...q.params) as T;
+
+  /** The FTS index's matches of `expr`, counted up to `bound` + 1. */
+  const indexCount = (expr: string, bound: number): number =>
+    value<number>(countUpTo({ sql: "FROM files_fts WHERE files_fts MATCH ?", params: [expr] }, bound));
 
   /**
    * Matches in the sample (rows passing `test`, their text matching and
