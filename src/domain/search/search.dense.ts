@@ -14,6 +14,7 @@ import {
   type Sql,
   searchOrder,
   sizeBucketOf,
+  sizeBuckets,
   splitTerms,
   TRIGRAM_MIN,
   termsOf,
@@ -34,7 +35,7 @@ import {
   spannedMatch,
   textSet,
 } from "./search.sets.ts";
-import { pureSpan, type Span } from "./search.span.ts";
+import { pureSpan, type Span, spansCondition } from "./search.span.ts";
 
 /**
  * The plan for dense searches: text whose matches are a sizeable share of
@@ -201,8 +202,7 @@ export function bucketWalkQuery(organizationId: string, spec: SearchSpec, acl?: 
   const ok = allConditions(spec, acl);
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
   // The buckets that can hold sizes within the search's bounds (the rows' own filter is exact).
-  const lowest = sizeBucketOf(spec.minSize ?? 0);
-  const highest = spec.maxSize === undefined ? Number.MAX_SAFE_INTEGER : sizeBucketOf(spec.maxSize);
+  const [lowest, highest] = sizeBuckets(spec);
   const span = spanned(within);
   return {
     sql:
@@ -685,8 +685,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    */
   const withinSpan = (org: string, spec: SearchSpec): Sql | undefined => {
     const span = spec.path ? spanOf(org, spec.path) : undefined;
-    // BigInt: as search.span.ts binds them.
-    return span && { sql: "f.rowid BETWEEN ? AND ?", params: [BigInt(span.lo), BigInt(span.hi)] };
+    return span && spansCondition([span]);
   };
 
   const spannedMatches = new WeakMap<SearchSpec, Sql | null>();
@@ -1243,10 +1242,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // The exact plans read every match (a row each, then a sort): a walk the sample expects to
       // read more rows than half as many is left to them, and one that reads that many gives up.
       const most = Math.max(est.total / 2, 2 * options.denseMaxWalk);
-      const buckets = [
-        sizeBucketOf(spec.minSize ?? 0),
-        spec.maxSize === undefined ? Number.MAX_SAFE_INTEGER : sizeBucketOf(spec.maxSize),
-      ] as const;
+      const buckets = sizeBuckets(spec);
       const expected = expectedBucketRows(
         est.sized,
         spec.sortOrder === "desc",

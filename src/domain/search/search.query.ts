@@ -345,14 +345,21 @@ export const EXACT_BUCKETS_BELOW = 100;
  * size is the caller's to check).
  */
 export function sizeBucketRange(organizationId: string, spec: SearchSpec): Sql {
-  const lowest = sizeBucketOf(spec.minSize ?? 0);
-  const highest = spec.maxSize === undefined ? Number.MAX_SAFE_INTEGER : sizeBucketOf(spec.maxSize);
+  const [lowest, highest] = sizeBuckets(spec);
   return {
     sql:
       "FROM files f INDEXED BY files_live_size_bucket_idx " +
       `WHERE f.organization_id = ? AND f.is_deleted = 0 AND ${SIZE_BUCKET} BETWEEN ? AND ?`,
     params: [organizationId, lowest, highest],
   };
+}
+
+/** The first and last SIZE_BUCKET that can hold a search's range of sizes (every one without it). */
+export function sizeBuckets(spec: SearchSpec): [lowest: number, highest: number] {
+  return [
+    sizeBucketOf(spec.minSize ?? 0),
+    spec.maxSize === undefined ? Number.MAX_SAFE_INTEGER : sizeBucketOf(spec.maxSize),
+  ];
 }
 
 /** SIZE_BUCKET of a size in bytes, as SQLite computes it from the integer's decimal text. */
