@@ -144,8 +144,11 @@ describe("dense search plan", () => {
     { q: "amelie", sort_by: "relevance", limit: 1000 },
     { q: "zo", sort_by: "relevance", limit: 1000 },
     { q: "jpg img", sort_by: "relevance", offset: 20, limit: 10 },
-    // Under a folder: the names within its span of rowids.
+    // Under a folder: the names within its span of rowids, and the folder's own row, which lies
+    // outside the span of its descendants.
     { q: "amelie", path: "/Movies", sort_by: "relevance", limit: 1000 },
+    { q: "photos", path: "/Photos", sort_by: "relevance", limit: 20 },
+    { q: "photos", path: "/Photos", sort_by: "updated_at", sort_order: "desc", limit: 1000 },
     { q: "jpg", path: "/Photos", sort_by: "relevance", offset: 5, limit: 20 },
     // Terms too short for the index: from the shortest names up (files_live_length_idx).
     { q: "e", sort_by: "relevance", limit: 5 },

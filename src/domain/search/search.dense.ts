@@ -353,6 +353,16 @@ export function childNameBoundQuery(organizationId: string, folders: Sql, desc: 
   };
 }
 
+/** The least and greatest rowid of the organization's rows whose path is `path` (deleted ones too). */
+export function selfRowidsQuery(organizationId: string, path: string): Sql {
+  return {
+    sql:
+      "SELECT min(f.rowid) AS lo, max(f.rowid) AS hi FROM files f INDEXED BY files_path_idx " +
+      "WHERE f.organization_id = ? AND f.path = ?",
+    params: [organizationId, path],
+  };
+}
+
 /** The first (`last`: the last) of `names` in NOCASE order. */
 export function pickNameQuery(names: readonly string[], last: boolean): Sql {
   return {
@@ -684,8 +694,26 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    * after 880k others.
    */
   const withinSpan = (org: string, spec: SearchSpec): Sql | undefined => {
-    const span = spec.path ? spanOf(org, spec.path) : undefined;
+    const span = spec.path ? underPath(org, spec.path) : undefined;
     return span && spansCondition([span]);
+  };
+
+  /**
+   * The rows the path filter `path` keeps, as a span of rowids: its
+   * folder's span (its descendants: search.span.ts) widened to the folder's
+   * own row, which a scan writes before them (and whose path may hold every
+   * term: "photos" under /Photos). Undefined without a span.
+   */
+  const underPath = (org: string, path: string): Span | undefined => {
+    const span = spanOf(org, path);
+    if (!span) return undefined;
+    const self = prepared(selfRowidsQuery(org, path)).get(org, path) as {
+      lo: number | null;
+      hi: number | null;
+    };
+    if (self.lo === null || self.hi === null) return span;
+    if (span.rows === 0) return { lo: self.lo, hi: self.hi, rows: 1 };
+    return { lo: Math.min(span.lo, self.lo), hi: Math.max(span.hi, self.hi), rows: span.rows + 1 };
   };
 
   const spannedMatches = new WeakMap<SearchSpec, Sql | null>();
@@ -1175,7 +1203,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const settable = est.textMatches <= SET_MAX_MATCHES;
       // Under a folder, the names within its span: "final" under /Music, 82k names in the library,
       // ~14k there.
-      const within = spec.path ? spanOf(org, spec.path) : undefined;
+      const within = spec.path ? underPath(org, spec.path) : undefined;
       const set = !short || settable ? nameSet(splitTerms(spec.text, expand), within) : undefined;
       // Terms too short for the index, whose set cannot be built or is too big: from the shortest
       // names up, which finds a common one's page at once ("e"). Where the set can be walked, that
