@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { TestServer } from "../helpers/server.ts";
@@ -20,6 +21,26 @@ export async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, ms
 export function hostTree(files: Record<string, string>): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "attic-host-")));
   for (const [rel, content] of Object.entries(files)) write(root, rel, content);
+  return root;
+}
+
+/**
+ * hostTree for many files, without holding the event loop. The test's
+ * server runs on that loop: a stall of seconds outlives the keep-alive of
+ * the client's idle sockets, whose timers only fire after it, so the next
+ * request goes out on a socket the server is about to close (read
+ * ECONNRESET).
+ */
+export async function hostTreeAsync(files: Record<string, string>): Promise<string> {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "attic-host-")));
+  const entries = Object.entries(files);
+  for (let i = 0; i < entries.length; i += 256)
+    await Promise.all(
+      entries.slice(i, i + 256).map(async ([rel, content]) => {
+        await mkdir(dirname(join(root, rel)), { recursive: true });
+        await writeFile(join(root, rel), content);
+      }),
+    );
   return root;
 }
 

@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { register } from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { folders, hostTree, waitFor, write } from "./watched.helpers.ts";
+import { folders, hostTree, hostTreeAsync, waitFor, write } from "./watched.helpers.ts";
 
 describe("watched folders", () => {
   let s: TestServer;
@@ -213,7 +213,9 @@ describe("watched folders", () => {
   const scanning = async (name: string) => {
     const files: Record<string, string> = {};
     for (let d = 0; d < 40; d++) for (let i = 0; i < 600; i++) files[`d${d}/f${i}.txt`] = "x";
-    const { body } = await f.create({ name, path: tree(files) });
+    const root = await hostTreeAsync(files);
+    roots.push(root);
+    const { body } = await f.create({ name, path: root });
     while (!(await f.get(body.id)).last_scan_started_at) await new Promise((r) => setTimeout(r, 10));
     return body as { id: string; directory_id: string };
   };
