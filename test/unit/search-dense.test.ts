@@ -263,6 +263,28 @@ describe("dense search plan", () => {
     expect(all).toMatchObject({ plan: "dense", estimated: false, total: all.ids.length });
   });
 
+  it("reads its sample again once the database changed: a search counts the rows added and deleted since", () => {
+    const repo = dense();
+    // A page of 5: the walk stops before the end, and the total is the sample's (it reads every row here).
+    const kept = (i: Record<string, unknown>) => {
+      const page = repo.page(other, input(i), 5, 0);
+      expect(page, JSON.stringify(i)).toMatchObject({ plan: "dense", estimated: true });
+      return page.total;
+    };
+    const sized = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ path: `/Kept/kept ${from + i}.txt`, size: (from + i) * 10 }));
+    seedTree(db, other, sized(0, 30));
+    // No filter (the kept rows alone), and a range of sizes (their flags read per search).
+    expect([kept({ q: "kept" }), kept({ q: "kept", min_size: 100 })]).toEqual([31, 20]);
+    seedTree(db, other, sized(30, 20));
+    expect([kept({ q: "kept" }), kept({ q: "kept", min_size: 100 })]).toEqual([51, 40]);
+    // Deleted rows leave the highest rowid (which places the sample's windows) as it was.
+    db.$client
+      .prepare("UPDATE files SET is_deleted = 1 WHERE organization_id = ? AND name GLOB 'kept 4?.txt'")
+      .run(other);
+    expect([kept({ q: "kept" }), kept({ q: "kept", min_size: 100 })]).toEqual([41, 30]);
+  });
+
   it("leaves small totals to the exact plans", () => {
     const repo = createSearchRepo(db);
     for (const q of ["jpg", "amelie", "e"]) {

@@ -131,21 +131,77 @@ const columns = (ok: Sql, walked: Sql) =>
   `f.id AS id, f.path AS path, f.name AS name, f.type = 'directory' AS dir, (${ok.sql}) AS ok, (${walked.sql}) AS w, f.size AS size`;
 
 /**
- * The sample's candidate rows, windows starting at `starts`: every live row
- * of the organization, with whether it passes the search's other conditions
- * (the total's estimate) and whether a walk reads it (the walk's density).
- * NOT INDEXED: with the organization in the WHERE, SQLite would rather walk
- * an organization-prefixed index once per window.
+ * `columns` of the organization's live rows in the sample's windows, those
+ * starting at `starts`. NOT INDEXED: with the organization in the WHERE,
+ * SQLite would rather walk an organization-prefixed index once per window.
  */
-export function sampleQuery(organizationId: string, spec: SearchSpec, starts: number[], acl?: Sql): Sql {
+const inWindows = (columns: string, organizationId: string, starts: readonly number[]): Sql => ({
+  sql:
+    `SELECT ${columns} FROM json_each(?) w CROSS JOIN files f NOT INDEXED ` +
+    `ON f.rowid >= w.value AND f.rowid < w.value + ${WINDOW_ROWS} WHERE ${LIVE}`,
+  params: [JSON.stringify(starts), organizationId],
+});
+
+/**
+ * A row of the sample as every search reads it, kept until the database
+ * changes (search.repo.ts): id, path, name, whether a directory, rowid,
+ * size bucket and size, and its name case-folded as NOCASE compares it.
+ */
+export type SampleRow = readonly [
+  id: string,
+  path: string,
+  name: string,
+  dir: number,
+  rowid: number,
+  bucket: number,
+  size: number,
+  folded: string,
+];
+
+/**
+ * The sample's rows in the windows starting at `starts`, whatever the
+ * search (SampleRow; sampleRow fills in the bucket and the folded name).
+ */
+export function sampleRowsQuery(organizationId: string, starts: readonly number[]): Sql {
+  return inWindows(
+    "f.id, f.path, f.name, f.type = 'directory', f.rowid, 0, f.size, ''",
+    organizationId,
+    starts,
+  );
+}
+
+/**
+ * Whether a walk reads each of `rows` for a search with no filter
+ * (walkedRange: by size, from LARGE_FILE_BYTES up; undefined: every row).
+ */
+export const sampleWalked = (spec: SearchSpec, rows: readonly SampleRow[]): number[] | undefined =>
+  spec.sortBy === "size" ? rows.map((r) => (r[6] >= LARGE_FILE_BYTES ? 1 : 0)) : undefined;
+
+/** A row of sampleRowsQuery with its size bucket and folded name. */
+export const sampleRow = (raw: unknown[]): SampleRow => {
+  const [id, path, name, dir, rowid, , size] = raw as [string, string, string, number, number, 0, number];
+  return [id, path, name, dir, rowid, sizeBucketOf(size), size, nocase(name)];
+};
+
+/**
+ * Per search, the flags of the sample's rows: rowid, whether the row passes
+ * the search's other conditions (`ok`: the total's estimate) and whether a
+ * walk in its order reads it (`w`: the walk's density, walkedRange);
+ * undefined when the kept rows tell them: no filter and no grants, so every
+ * row passes, and a walk reads every row or, by size, the large files
+ * (sampleWalked).
+ */
+export function sampleFlagsQuery(
+  organizationId: string,
+  spec: SearchSpec,
+  starts: readonly number[],
+  acl?: Sql,
+): Sql | undefined {
   const ok = allConditions(spec, acl);
   const walked = walkedRange(spec);
-  return {
-    sql:
-      `SELECT ${columns(ok, walked)} FROM json_each(?) w CROSS JOIN files f NOT INDEXED ` +
-      `ON f.rowid >= w.value AND f.rowid < w.value + ${WINDOW_ROWS} WHERE ${LIVE}`,
-    params: [...ok.params, ...walked.params, JSON.stringify(starts), organizationId],
-  };
+  if (ok.sql === "1" && (walked.sql === "1" || spec.sortBy === "size")) return undefined;
+  const q = inWindows(`f.rowid, (${ok.sql}), (${walked.sql})`, organizationId, starts);
+  return { sql: q.sql, params: [...ok.params, ...walked.params, ...q.params] };
 }
 
 /**
@@ -252,6 +308,8 @@ type WalkPage = { ids: string[]; matched: number; complete: boolean };
 /** A set walk's page, with the rowids of every match it saw. */
 type SetWalkPage = WalkPage & { rows: number[] };
 /** The columns a row's test reads, at the same places in Candidate and BySize rows. */
+/** What a text test reads of a row: its path, name and whether it is a directory. */
+type Texted = readonly [unknown, path: string, name: string, dir: number, ...unknown[]];
 type Tested = readonly [unknown, path: string, name: string, dir: number, ok: number, ...unknown[]];
 type ByLength = [rowid: number, path: string, name: string, dir: number, ok: number, len: number];
 type BySize = [
@@ -303,8 +361,9 @@ export function walkToPage(
   const at = (need * hits.length) / Math.max(1, total);
   if (hits.length === 0 || at > hits.length || names.length === 0) return rows;
   const sorted = hits.map(nocase).sort((a, b) => inWalkOrder(a, b, descending));
+  const folded = names.map(nocase);
   const place = (name: string) =>
-    names.filter((n) => inWalkOrder(nocase(n), name, descending) <= 0).length / names.length;
+    folded.filter((n) => inWalkOrder(n, name, descending) <= 0).length / names.length;
   const i = Math.max(1, Math.ceil(at));
   const upper = place(sorted[i - 1]!);
   const lower =
@@ -550,6 +609,12 @@ export interface DenseIndex {
    * undefined when it has fewer.
    */
   nameAtStep: (organizationId: string, descending: boolean, steps: number) => string | undefined;
+  /**
+   * The sample's rows in the windows starting at `starts` (sampleRowsQuery),
+   * kept until the database changes under `key` (the windows' own: the
+   * organization, the highest rowid, which part of the sample).
+   */
+  sampleRows: (organizationId: string, key: string, starts: readonly number[]) => readonly SampleRow[];
 }
 
 /**
@@ -558,7 +623,7 @@ export interface DenseIndex {
  * then counted exactly) or too sparse for a short walk.
  */
 export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseOptions, index: DenseIndex) {
-  const { inSomePath, expand, foldersUnder, spanOf, folderRows, nameAtStep } = index;
+  const { inSomePath, expand, foldersUnder, spanOf, folderRows, nameAtStep, sampleRows } = index;
   const rows = (q: Sql) => prepared(q).raw(true);
   const walkBudget = (expected: number) => walkBudgetOf(expected, options.denseMaxWalk);
   /** A walk's page: its total exact when it reached the end of the matches, else the sample's estimate. */
@@ -921,12 +986,33 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     value<number>(countUpTo({ sql: "FROM files_fts WHERE files_fts MATCH ?", params: [expr] }, bound));
 
   /**
+   * The sample's rows in the windows starting at `starts` (kept) with their
+   * flags for `spec` (sampleFlagsQuery), joined by rowid: outside a read
+   * transaction a write may land between the two statements, and a kept row
+   * without flags then counts as neither passing nor walked (an estimate
+   * off by that row).
+   */
+  const sampled = (org: string, spec: SearchSpec, key: string, starts: number[], acl?: Sql) => {
+    const kept = sampleRows(org, key, starts);
+    const q = sampleFlagsQuery(org, spec, starts, acl);
+    if (!q) return { rows: kept, ok: undefined, walked: sampleWalked(spec, kept) };
+    const flags = new Map<number, [number, number, number]>();
+    for (const f of rows(q).all(...q.params) as [number, number, number][]) flags.set(f[0], f);
+    return {
+      rows: kept,
+      ok: kept.map((r) => flags.get(r[4])?.[1] ?? 0),
+      walked: kept.map((r) => flags.get(r[4])?.[2] ?? 0),
+    };
+  };
+
+  /**
    * Matches in the sample (rows passing `test`, their text matching and
    * their other conditions too), rows the sample tested, the estimated
    * total, and the estimated matches of the text alone (`textMatches`: a
-   * set of matches holds them all, whatever the other conditions).
+   * set of matches holds them all, whatever the other conditions). Its
+   * names (`names`, `hitNames`) come case-folded (nocase).
    */
-  const estimate = (org: string, spec: SearchSpec, text: (c: Tested) => boolean, acl?: Sql) => {
+  const estimate = (org: string, spec: SearchSpec, text: (c: Texted) => boolean, acl?: Sql) => {
     const max = maxRowid();
     const starts = sampleStarts(max);
     // A quarter of the windows first: no match there, and the search is sparse enough for the
@@ -942,25 +1028,28 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       names: [] as string[],
       hitNames: [] as string[],
     };
-    const read = (windows: number[]) => {
-      const q = sampleQuery(org, spec, windows, acl);
-      // all(), not iterate(): a row handed over at once costs a third of one stepped to.
-      for (const c of rows(q).all(...q.params) as Candidate[]) {
+    const bySize = spec.sortBy === "size";
+    const named = spec.sortBy !== "updated_at" && spec.sortBy !== "created_at";
+    const hitNamed = spec.sortBy === "name" || spec.sortBy === "relevance";
+    const read = (part: string, windows: number[]) => {
+      const { rows, ok, walked } = sampled(org, spec, `${org} ${max} ${part}`, windows, acl);
+      for (let i = 0; i < rows.length; i++) {
+        const c = rows[i]!;
         const inText = text(c);
-        const hit = inText && c[4] === 1;
+        const hit = inText && (ok === undefined || ok[i] === 1);
         if (inText) count.textHits++;
         if (hit) count.hits++;
-        if (spec.sortBy === "size") count.sized.push([sizeBucketOf(c[6]), c[6], hit]);
-        if (spec.sortBy !== "updated_at" && spec.sortBy !== "created_at") count.names.push(c[2]);
-        if ((spec.sortBy === "name" || spec.sortBy === "relevance") && hit) count.hitNames.push(c[2]);
-        if (c[5] !== 1) continue;
+        if (bySize) count.sized.push([c[5], c[6], hit]);
+        if (named) count.names.push(c[7]);
+        if (hitNamed && hit) count.hitNames.push(c[7]);
+        if (walked !== undefined && walked[i] !== 1) continue;
         count.walked++;
         if (hit) count.walkedHits++;
       }
     };
-    read(first);
+    read("first", first);
     if (count.hits === 0) return undefined;
-    if (rest.length > 0) read(rest);
+    if (rest.length > 0) read("rest", rest);
     const scale = max / Math.max(1, sampledRowids(starts, max));
     return {
       ...count,
@@ -1166,7 +1255,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     acl?: Sql,
   ): DenseAnswer | undefined => {
     const matches = rowMatcher(textTerms(spec.text, MAX_TERMS));
-    const inText = (c: Tested) => matches(c[1], c[2], c[3] === 1);
+    const inText = (c: Texted) => matches(c[1], c[2], c[3] === 1);
     const test = (c: Tested) => c[4] === 1 && inText(c);
     const est = estimate(org, spec, inText, acl);
     if (!est || est.hits < options.denseMinHits || est.total <= options.denseMinTotal) return undefined;

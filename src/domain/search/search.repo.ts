@@ -16,7 +16,16 @@ import {
   walkBoundQuery,
   walkPageQuery,
 } from "./search.broad.ts";
-import { createDensePlan, denseEligible, type Folder } from "./search.dense.ts";
+import {
+  createDensePlan,
+  denseEligible,
+  type Folder,
+  SAMPLE_WINDOWS,
+  type SampleRow,
+  sampleRow,
+  sampleRowsQuery,
+  WINDOW_ROWS,
+} from "./search.dense.ts";
 import {
   chooseDriver,
   ESTIMATE_AT,
@@ -552,6 +561,11 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     return spansCondition(spans);
   };
 
+  /** The dense plan's sample rows (a few organizations' worth: 2,048 rows each at most). */
+  const samples = keptUntilChange<readonly SampleRow[]>(sqlite, {
+    weight: (rows) => rows.length,
+    most: 4 * SAMPLE_WINDOWS * WINDOW_ROWS,
+  });
   const densePlan = createDensePlan(prepared, plan, {
     inSomePath,
     expand,
@@ -562,6 +576,15 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       bounds(`${org} ${descending} ${steps}`, () => {
         const q = walkBoundQuery(org, descending, steps);
         return (prepared(q).get(...q.params) as { name: string } | undefined)?.name;
+      }),
+    sampleRows: (org, key, starts) =>
+      samples(key, () => {
+        const q = sampleRowsQuery(org, starts);
+        return (
+          prepared(q)
+            .raw(true)
+            .all(...q.params) as unknown[][]
+        ).map(sampleRow);
       }),
   });
 
