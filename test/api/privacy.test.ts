@@ -358,3 +358,35 @@ describe("folder grants and personal folders", () => {
     expect(await status(dad.token, "GET", `/api/v1/files/${inFramed.body.id}`)).toBe(404);
   });
 });
+
+/**
+ * Search leaves out the grants' condition for a viewer who reads every
+ * list (search.service.ts aclOf); one who reads every list but the top's
+ * still has it.
+ */
+describe("search for a viewer who reads every list but the top's", () => {
+  let s: TestServer;
+  afterAll(() => s.close());
+
+  it("finds what the other lists give, and nothing the top's list keeps from them", async () => {
+    s = await startServer();
+    const admin = await s.login();
+    const guest = await createUser(s, admin, "guest");
+    const grant = (directory_id: string | null, grants: unknown[]) =>
+      s.api("PUT", "/api/v1/grants", { token: admin, body: { directory_id, grants } });
+    const shared = await mkdir(s, admin, "Shared");
+    expect((await grant(shared.id, [{ subject_type: "everyone", level: "read" }])).status).toBe(200);
+    expect((await upload(s, admin, "notes.txt", "n")).status).toBe(201);
+    expect((await upload(s, admin, "shared-notes.txt", "n", { parentId: shared.id })).status).toBe(201);
+    const found = async (token: string) => {
+      const r = await s.api("GET", "/api/v1/search?q=notes", { token });
+      expect(r.status).toBe(200);
+      return [r.body.total, (r.body.files as { name: string }[]).map((f) => f.name).sort()];
+    };
+    // Before: the top reads for everyone (no list of its own), so the guest reads every list.
+    expect(await found(guest.token)).toEqual([2, ["notes.txt", "shared-notes.txt"]]);
+    expect((await grant(null, [])).status).toBe(200);
+    expect(await found(guest.token)).toEqual([1, ["shared-notes.txt"]]);
+    expect(await found(admin)).toEqual([2, ["notes.txt", "shared-notes.txt"]]);
+  });
+});

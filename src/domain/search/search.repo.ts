@@ -258,13 +258,13 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
 };
 
 /**
- * What a viewer may see: the folder-grants condition on `f.acl_id`, and,
- * when known, the access roots whose rows are exactly what it hides (the
- * viewer reads the top's list and every other root; search.broad.ts
- * subtracts them from index-only counts).
+ * What a viewer may see: the folder-grants condition on `f.acl_id` (none
+ * for a viewer who reads every row), and, when known, the access roots
+ * whose rows are exactly what it hides (the viewer reads the top's list and
+ * every other root; search.broad.ts subtracts them from index-only counts).
  */
 export interface Scope {
-  acl: Sql;
+  acl?: Sql;
   hidden?: readonly string[];
 }
 
