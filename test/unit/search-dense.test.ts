@@ -436,6 +436,23 @@ describe("dense search plan from the first name a match can have", () => {
     expectSamePages(dense(), general(), org, cases, { plan: "dense" });
     expect(totalOf(general(), org, { q: "copy" })).toBeGreaterThan(300);
   });
+
+  it("reads the folders a word names again once the database changed", () => {
+    // Walks too short for the page: the set of the matches answers, the folders' rows in it. One
+    // repo throughout: what it kept of the first searches must not answer the later ones.
+    const repo = createSearchRepo(db, { ...ANY_DENSE, denseMaxWalk: 10 });
+    seedTree(db, other, [
+      ...Array.from({ length: 200 }, (_, i) => `/Zebra/z${i}.txt`),
+      ...Array.from({ length: 200 }, (_, i) => `/Misc/m${i}.txt`),
+    ]);
+    const cases: Record<string, unknown>[] = [{ q: "zebra" }, { q: "zebra", sort_order: "desc", limit: 25 }];
+    expectSamePages(repo, general(), other, cases, { plan: "dense" });
+    // A new folder naming the word, its children named before (and after) every other name.
+    seedTree(db, other, ["/Misc/Zebra 2/0 first.pdf", "/Misc/Zebra 2/~ last.pdf"]);
+    expectSamePages(repo, general(), other, cases, { plan: "dense" });
+    const first = repo.page(other, parseSearchInput({ q: "zebra" }), 1, 0).ids;
+    expect(rowsInOrder(db, other, first).map((r) => r.name)).toEqual(["0 first.pdf"]);
+  });
 });
 
 /**

@@ -554,12 +554,16 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
    * DenseIndex.folderRows): the spans of the directories whose name holds
    * it (search.runs.ts namedDirs), when at most NAMED_FOLDERS_MAX do
    * (counted in the index) and each span holds its folder's rows alone.
+   * Kept until the database changes: counting the directories a common
+   * word names cost ~0.4 ms of every search of it ("final": 1,469).
    */
-  const folderRows = (org: string, term: string): Sql | undefined => {
-    const spans = namedDirSpans(org, quoted(term), NAMED_FOLDERS_MAX, spanOf);
-    if (!spans?.every((span) => span.rows === 0 || pureSpan(span) !== undefined)) return undefined;
-    return spansCondition(spans);
-  };
+  const namedFolderRows = keptUntilChange<Sql | null>(sqlite);
+  const folderRows = (org: string, term: string): Sql | undefined =>
+    namedFolderRows(`${org} ${term}`, () => {
+      const spans = namedDirSpans(org, quoted(term), NAMED_FOLDERS_MAX, spanOf);
+      if (!spans?.every((span) => span.rows === 0 || pureSpan(span) !== undefined)) return null;
+      return spansCondition(spans);
+    }) ?? undefined;
 
   /** The dense plan's sample rows (a few organizations' worth: 2,048 rows each at most). */
   const samples = keptUntilChange<readonly SampleRow[]>(sqlite, {
