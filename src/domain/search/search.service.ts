@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { inArray } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { files } from "../../db/schema.ts";
 import type { Metrics } from "../../platform/metrics.ts";
@@ -142,19 +142,30 @@ export function createSearchService(deps: {
 
 export type SearchService = ReturnType<typeof createSearchService>;
 
+/** byIdsQuery of each database, prepared once. */
+const byIdsStatements = new WeakMap<Db, ReturnType<typeof byIdsQuery>>();
+
 /**
- * The rows of `ids` (of the organization), in the order of `ids`. Looked
- * up by primary key alone (the organization is checked here): with the
- * organization in the WHERE, SQLite may pick an organization-prefixed
- * index and walk the whole library to find 50 rows.
+ * The rows whose ids the JSON array `ids` holds. Looked up by primary key
+ * alone (the organization is checked by the caller): with the organization
+ * in the WHERE, SQLite may pick an organization-prefixed index and walk the
+ * whole library to find 50 rows. One statement whatever the number of ids:
+ * building and preparing an IN list anew took ~0.3 ms of every page.
  */
-export function rowsInOrder(db: Db, organizationId: string, ids: readonly string[]): FileRow[] {
-  if (ids.length === 0) return [];
-  const rows = db
+const byIdsQuery = (db: Db) =>
+  db
     .select()
     .from(files)
-    .where(inArray(files.id, ids as string[]))
-    .all()
+    .where(sql`${files.id} IN (SELECT value FROM json_each(${sql.placeholder("ids")}))`)
+    .prepare();
+
+/** The rows of `ids` (of the organization), in the order of `ids`. */
+export function rowsInOrder(db: Db, organizationId: string, ids: readonly string[]): FileRow[] {
+  if (ids.length === 0) return [];
+  let statement = byIdsStatements.get(db);
+  if (!statement) byIdsStatements.set(db, (statement = byIdsQuery(db)));
+  const rows = statement
+    .all({ ids: JSON.stringify(ids) })
     .filter((r) => r.organization_id === organizationId);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
