@@ -93,6 +93,14 @@ export function sampleStarts(maxRowid: number): number[] {
   return starts;
 }
 
+/** The sample's two parts: a quarter of the windows, read first, and the rest (sampleStarts). */
+export type SamplePart = "first" | "rest";
+
+/** The first rowid of each window of the sample's `part` over rowids 1..maxRowid. */
+export function samplePart(maxRowid: number, part: SamplePart): number[] {
+  return sampleStarts(maxRowid).filter((_, i) => (i % 4 === 0) === (part === "first"));
+}
+
 /** How many rowids of 1..maxRowid the windows starting at `starts` cover: what the sample's matches scale from. */
 export function sampledRowids(starts: readonly number[], maxRowid: number): number {
   return starts.reduce((n, start) => n + Math.max(0, Math.min(WINDOW_ROWS, maxRowid - start + 1)), 0);
@@ -610,11 +618,10 @@ export interface DenseIndex {
    */
   nameAtStep: (organizationId: string, descending: boolean, steps: number) => string | undefined;
   /**
-   * The sample's rows in the windows starting at `starts` (sampleRowsQuery),
-   * kept until the database changes under `key` (the windows' own: the
-   * organization, the highest rowid, which part of the sample).
+   * The rows of the sample's `part` over rowids 1..maxRowid (samplePart,
+   * sampleRowsQuery), kept until the database changes.
    */
-  sampleRows: (organizationId: string, key: string, starts: readonly number[]) => readonly SampleRow[];
+  sampleRows: (organizationId: string, maxRowid: number, part: SamplePart) => readonly SampleRow[];
 }
 
 /**
@@ -992,8 +999,9 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    * without flags then counts as neither passing nor walked (an estimate
    * off by that row).
    */
-  const sampled = (org: string, spec: SearchSpec, key: string, starts: number[], acl?: Sql) => {
-    const kept = sampleRows(org, key, starts);
+  const sampled = (org: string, spec: SearchSpec, max: number, part: SamplePart, acl?: Sql) => {
+    const kept = sampleRows(org, max, part);
+    const starts = samplePart(max, part);
     const q = sampleFlagsQuery(org, spec, starts, acl);
     if (!q) return { rows: kept, ok: undefined, walked: sampleWalked(spec, kept) };
     const flags = new Map<number, [number, number, number]>();
@@ -1014,11 +1022,6 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    */
   const estimate = (org: string, spec: SearchSpec, text: (c: Texted) => boolean, acl?: Sql) => {
     const max = maxRowid();
-    const starts = sampleStarts(max);
-    // A quarter of the windows first: no match there, and the search is sparse enough for the
-    // exact plans (sparse words then skip three quarters of the sample).
-    const first = starts.filter((_, i) => i % 4 === 0);
-    const rest = starts.filter((_, i) => i % 4 !== 0);
     const count = {
       hits: 0,
       textHits: 0,
@@ -1031,8 +1034,8 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     const bySize = spec.sortBy === "size";
     const named = spec.sortBy !== "updated_at" && spec.sortBy !== "created_at";
     const hitNamed = spec.sortBy === "name" || spec.sortBy === "relevance";
-    const read = (part: string, windows: number[]) => {
-      const { rows, ok, walked } = sampled(org, spec, `${org} ${max} ${part}`, windows, acl);
+    const read = (part: SamplePart) => {
+      const { rows, ok, walked } = sampled(org, spec, max, part, acl);
       for (let i = 0; i < rows.length; i++) {
         const c = rows[i]!;
         const inText = text(c);
@@ -1047,10 +1050,12 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         if (hit) count.walkedHits++;
       }
     };
-    read("first", first);
+    // A quarter of the windows first: no match there, and the search is sparse enough for the
+    // exact plans (sparse words then skip three quarters of the sample).
+    read("first");
     if (count.hits === 0) return undefined;
-    if (rest.length > 0) read("rest", rest);
-    const scale = max / Math.max(1, sampledRowids(starts, max));
+    read("rest");
+    const scale = max / Math.max(1, sampledRowids(sampleStarts(max), max));
     return {
       ...count,
       total: Math.round(count.hits * scale),

@@ -21,9 +21,13 @@ import {
   denseEligible,
   type Folder,
   SAMPLE_WINDOWS,
+  type SamplePart,
   type SampleRow,
+  sampledRowids,
+  samplePart,
   sampleRow,
   sampleRowsQuery,
+  sampleStarts,
   WINDOW_ROWS,
 } from "./search.dense.ts";
 import {
@@ -52,6 +56,7 @@ import {
   phraseTrigrams,
   quoted,
   type Sql,
+  sizeBuckets,
   splitTerms,
   TRIGRAM_MIN,
   termsOf,
@@ -141,6 +146,8 @@ const SIZES_RANGE_READ_SHARE = 4;
  * that word's rows read by the other plans: even at ~30).
  */
 const SIZES_RANGE_PER_ROW = 32;
+/** How far past its bound the sample may put a range's rows before the range is not read at all. */
+const SIZES_SAMPLED_OVER = 2;
 /** Directories the folder walk's lists keep at most, summed (~150 bytes each: ~15 MB a search thread). */
 const FOLDERS_KEPT = 100_000;
 /** Rows within a folder's span few enough for its term to drive the span plan without counting the others'. */
@@ -570,6 +577,29 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     weight: (rows) => rows.length,
     most: 4 * SAMPLE_WINDOWS * WINDOW_ROWS,
   });
+  const sampleRowsOf = (org: string, max: number, part: SamplePart) =>
+    samples(`${org} ${max} ${part}`, () => {
+      const q = sampleRowsQuery(org, samplePart(max, part));
+      return (
+        prepared(q)
+          .raw(true)
+          .all(...q.params) as unknown[][]
+      ).map(sampleRow);
+    });
+  /**
+   * About how many of the organization's live rows the buckets of a
+   * search's range of sizes hold (sizeBucketRange), from the dense plan's
+   * sample (kept): within about a factor of two for a range of more than a
+   * few hundredths of the rows.
+   */
+  const rowsInSizeBuckets = (org: string, spec: SearchSpec): number => {
+    const max = number(maxRowidQuery);
+    const [lowest, highest] = sizeBuckets(spec);
+    const within = (rows: readonly SampleRow[]) =>
+      rows.filter((r) => r[5] >= lowest && r[5] <= highest).length;
+    const held = within(sampleRowsOf(org, max, "first")) + within(sampleRowsOf(org, max, "rest"));
+    return (held * max) / Math.max(1, sampledRowids(sampleStarts(max), max));
+  };
   const densePlan = createDensePlan(prepared, plan, {
     inSomePath,
     expand,
@@ -581,15 +611,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
         const q = walkBoundQuery(org, descending, steps);
         return (prepared(q).get(...q.params) as { name: string } | undefined)?.name;
       }),
-    sampleRows: (org, key, starts) =>
-      samples(key, () => {
-        const q = sampleRowsQuery(org, starts);
-        return (
-          prepared(q)
-            .raw(true)
-            .all(...q.params) as unknown[][]
-        ).map(sampleRow);
-      }),
+    sampleRows: (org, max, part) => sampleRowsOf(org, max, part),
   });
 
   /** About how many index matches `expr` has, from the rowid of its K-th (search.folders.ts chooseDriver). */
@@ -738,6 +760,11 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       return undefined;
     const exprs = [...terms.fts, ...terms.viaFolders];
     if (exprs.length === 0) return undefined;
+    // Far more rows than it ever reads (the empty files, nine in ten of a library): neither the
+    // words' rowids nor the range's are read to learn it ("mp4" up to 0 bytes: 100k and 262k
+    // rowids, ~30 ms, then left to the dense plan).
+    const inRange = rowsInSizeBuckets(org, spec);
+    if (inRange > SIZES_SAMPLED_OVER * SIZES_RANGE_MAX) return undefined;
     const words: WordRows[] = [];
     let fewest = Infinity;
     for (const expr of exprs) {
@@ -764,6 +791,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       );
     }
     const bound = Math.min(SIZES_RANGE_MAX, SIZES_RANGE_PER_ROW * fewest);
+    if (inRange > SIZES_SAMPLED_OVER * bound) return undefined;
     const rangeQ = sizeRangeRowidsQuery(org, spec, bound);
     const range = prepared(rangeQ)
       .pluck()
