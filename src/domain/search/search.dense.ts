@@ -315,9 +315,9 @@ type Candidate = [id: string, path: string, name: string, dir: number, ok: numbe
 type WalkPage = { ids: string[]; matched: number; complete: boolean };
 /** A set walk's page, with the rowids of every match it saw. */
 type SetWalkPage = WalkPage & { rows: number[] };
-/** The columns a row's test reads, at the same places in Candidate and BySize rows. */
-/** What a text test reads of a row: its path, name and whether it is a directory. */
+/** What a text test reads of a row (at the same places in SampleRow): its path, name and whether a directory. */
 type Texted = readonly [unknown, path: string, name: string, dir: number, ...unknown[]];
+/** The columns a row's test reads, at the same places in Candidate and BySize rows. */
 type Tested = readonly [unknown, path: string, name: string, dir: number, ok: number, ...unknown[]];
 type ByLength = [rowid: number, path: string, name: string, dir: number, ok: number, len: number];
 type BySize = [
@@ -993,11 +993,10 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     value<number>(countUpTo({ sql: "FROM files_fts WHERE files_fts MATCH ?", params: [expr] }, bound));
 
   /**
-   * The sample's rows in the windows starting at `starts` (kept) with their
-   * flags for `spec` (sampleFlagsQuery), joined by rowid: outside a read
-   * transaction a write may land between the two statements, and a kept row
-   * without flags then counts as neither passing nor walked (an estimate
-   * off by that row).
+   * The rows of the sample's `part` (kept) with their flags for `spec`
+   * (sampleFlagsQuery), joined by rowid: outside a read transaction a write
+   * may land between the two statements, and a kept row without flags then
+   * counts as neither passing nor walked (an estimate off by that row).
    */
   const sampled = (org: string, spec: SearchSpec, max: number, part: SamplePart, acl?: Sql) => {
     const kept = sampleRows(org, max, part);
