@@ -6,6 +6,7 @@ import {
   expectedLengthWalk,
   lengthWalkQuery,
   namesOnlyQuery,
+  pathSpans,
   walkQuery,
   walkToPage,
 } from "../../src/domain/search/search.dense.ts";
@@ -571,5 +572,22 @@ describe("where a name walk's page ends, from the sample", () => {
   it("says the whole order when the sample cannot tell", () => {
     expect(walkToPage(names, hits, false, 40, 30, 1000)).toBe(1000);
     expect(walkToPage(names, [], false, 1, 30, 1000)).toBe(1000);
+  });
+});
+
+describe("the spans a path filter keeps (pathSpans)", () => {
+  const under = { lo: 100, hi: 199, rows: 80 };
+  it("joins the folder's own row to its descendants' span where they touch", () => {
+    expect(pathSpans(under, [99])).toEqual([{ lo: 99, hi: 199, rows: 81 }]);
+    expect(pathSpans(under, [200])).toEqual([{ lo: 100, hi: 200, rows: 81 }]);
+  });
+  it("keeps it apart where they do not: a top folder's row, written long before them", () => {
+    expect(pathSpans(under, [5])).toEqual([under, { lo: 5, hi: 5, rows: 1 }]);
+  });
+  it("is the folder's row alone for an empty folder, and the empty span without either", () => {
+    const none = { lo: 1, hi: 0, rows: 0 };
+    expect(pathSpans(none, [42])).toEqual([{ lo: 42, hi: 42, rows: 1 }]);
+    expect(pathSpans(none, [])).toEqual([none]);
+    expect(pathSpans(under, [])).toEqual([under]);
   });
 });

@@ -420,14 +420,36 @@ export function childNameBoundQuery(organizationId: string, folders: Sql, desc: 
   };
 }
 
-/** The least and greatest rowid of the organization's rows whose path is `path` (deleted ones too). */
+/** The rowids of the organization's live rows whose path is `path` (the folder's own row). */
 export function selfRowidsQuery(organizationId: string, path: string): Sql {
   return {
     sql:
-      "SELECT min(f.rowid) AS lo, max(f.rowid) AS hi FROM files f INDEXED BY files_path_idx " +
-      "WHERE f.organization_id = ? AND f.path = ?",
+      "SELECT f.rowid FROM files f INDEXED BY files_path_idx " +
+      "WHERE f.organization_id = ? AND f.path = ? AND f.is_deleted = 0",
     params: [organizationId, path],
   };
+}
+
+/**
+ * The rows a path filter keeps, as spans of rowids: its folder's span (its
+ * descendants: search.span.ts) and the folder's own rows (`own`), one span
+ * with it where they touch, apart where they do not. A scan writes a top
+ * folder's row long before its descendants (/Tree/Music: rowid 5, its
+ * descendants 349,931 to 523,598); one span over both made the walks pass
+ * 350k other rows ("9" under /Tree/Music by relevance 27 -> ~200 ms).
+ */
+export function pathSpans(descendants: Span, own: readonly number[]): Span[] {
+  let spans: Span[] = descendants.rows === 0 ? [] : [descendants];
+  for (const rowid of own) {
+    const near = spans.find((s) => rowid >= s.lo - 1 && rowid <= s.hi + 1);
+    const one = { lo: rowid, hi: rowid, rows: 1 };
+    spans = near
+      ? spans.map((s) =>
+          s === near ? { lo: Math.min(s.lo, rowid), hi: Math.max(s.hi, rowid), rows: s.rows + 1 } : s,
+        )
+      : [...spans, one];
+  }
+  return spans.length > 0 ? spans : [descendants];
 }
 
 /** The first (`last`: the last) of `names` in NOCASE order. */
@@ -766,26 +788,25 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    * after 880k others.
    */
   const withinSpan = (org: string, spec: SearchSpec): Sql | undefined => {
-    const span = spec.path ? underPath(org, spec.path) : undefined;
-    return span && spansCondition([span]);
+    const spans = spec.path ? underPath(org, spec.path) : undefined;
+    return spans && spansCondition(spans);
   };
 
   /**
-   * The rows the path filter `path` keeps, as a span of rowids: its
-   * folder's span (its descendants: search.span.ts) widened to the folder's
-   * own row, which a scan writes before them (and whose path may hold every
-   * term: "photos" under /Photos). Undefined without a span.
+   * The rows the path filter `path` keeps, as spans of rowids (pathSpans):
+   * its folder's descendants and its own row, whose path may hold every
+   * term ("photos" under /Photos). Undefined without a span.
    */
-  const underPath = (org: string, path: string): Span | undefined => {
+  const underPath = (org: string, path: string): Span[] | undefined => {
     const span = spanOf(org, path);
     if (!span) return undefined;
-    const self = prepared(selfRowidsQuery(org, path)).get(org, path) as {
-      lo: number | null;
-      hi: number | null;
-    };
-    if (self.lo === null || self.hi === null) return span;
-    if (span.rows === 0) return { lo: self.lo, hi: self.hi, rows: 1 };
-    return { lo: Math.min(span.lo, self.lo), hi: Math.max(span.hi, self.hi), rows: span.rows + 1 };
+    const q = selfRowidsQuery(org, path);
+    return pathSpans(
+      span,
+      prepared(q)
+        .pluck()
+        .all(...q.params) as number[],
+    );
   };
 
   const spannedMatches = new WeakMap<SearchSpec, Sql | null>();

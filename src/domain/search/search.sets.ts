@@ -29,20 +29,22 @@ import type { Span } from "./search.span.ts";
 
 /**
  * The rows whose name holds every term (the first rank by relevance,
- * search.query.ts relevanceOrder), as the index matches names; `within` a
- * folder's span (search.span.ts: every row under the folder lies within
- * it), those rowids alone. Undefined when a term could not be asked of the
- * index (a short one it declined to expand) or matches nothing.
+ * search.query.ts relevanceOrder), as the index matches names; `within`
+ * the spans of rowids a path filter keeps (search.dense.ts pathSpans: its
+ * folder's descendants and its own row), those rowids alone. Undefined when
+ * a term could not be asked of the index (a short one it declined to
+ * expand) or matches nothing.
  */
-export function nameSet(terms: Terms, within?: Span): Sql | undefined {
+export function nameSet(terms: Terms, within?: readonly Span[]): Sql | undefined {
   if (terms.none || terms.short.length > 0 || terms.fts.length + terms.viaFolders.length === 0)
     return undefined;
   const expr = ftsExpression([...terms.fts, ...terms.viaFolders], "name");
   if (!within) return { sql: OWN_MATCHES, params: [expr] };
-  // BigInt: a number binds as a REAL, and FTS5 then reads the whole doclist (search.span.ts).
+  // One range of rowids a SELECT, FTS5 reading its doclists within it alone. BigInt: a number binds
+  // as a REAL, and FTS5 then reads the whole doclist (search.span.ts).
   return {
-    sql: `${OWN_MATCHES} AND rowid BETWEEN ? AND ?`,
-    params: [expr, BigInt(within.lo), BigInt(within.hi)],
+    sql: within.map(() => `${OWN_MATCHES} AND rowid BETWEEN ? AND ?`).join(" UNION ALL "),
+    params: within.flatMap((s) => [expr, BigInt(s.lo), BigInt(s.hi)]),
   };
 }
 
