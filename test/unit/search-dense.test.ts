@@ -575,6 +575,50 @@ describe("where a name walk's page ends, from the sample", () => {
   });
 });
 
+/**
+ * Greek and Cyrillic accents, which the index's tokenizer keeps and the
+ * rows' own test folds: every plan finds the same rows, typed with the
+ * accents or without (search.query.ts termExpression).
+ */
+describe("search plans agree on Greek and Cyrillic accents", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-greek-", [org]));
+    const names = ["Αθήνα %d.jpg", "ΑΘΗΝΑ %d.txt", "крёстный %d.mkv", "Крестный %d.srt", "other %d.txt"];
+    seedTree(
+      db,
+      org,
+      Array.from({ length: 300 }, (_, i) => {
+        const folder = ["/Ελλάδα 2019", "/Кино", "/Docs"][i % 3];
+        return `${folder}/${names[i % names.length]!.replace("%d", String(i))}`;
+      }),
+    );
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  it("finds the same rows whichever way the term is written, in every plan", () => {
+    const dense = createSearchRepo(db, ANY_DENSE);
+    const general = createSearchRepo(db, ONLY_GENERAL);
+    const cases: Record<string, unknown>[] = [
+      { q: "αθηνα" },
+      { q: "αθήνα", sort_order: "desc" },
+      { q: "ΑΘΗΝΑ", sort_by: "relevance" },
+      { q: "крестный" },
+      { q: "крёстный", sort_by: "size" },
+      { q: "ελλαδα", limit: 200 },
+      { q: "ελλαδα αθηνα", sort_by: "relevance" },
+    ];
+    expectSamePages(dense, general, org, cases, { plan: "dense" });
+    // Every spelling finds all of them, through the general plan too (the index alone).
+    expect(totalOf(general, org, { q: "αθηνα" })).toBe(120);
+    expect(totalOf(general, org, { q: "Αθήνα" })).toBe(120);
+    expect(totalOf(general, org, { q: "крестный" })).toBe(120);
+    expect(totalOf(general, org, { q: "ελλαδα" })).toBe(101);
+  });
+});
+
 describe("the spans a path filter keeps (pathSpans)", () => {
   const under = { lo: 100, hi: 199, rows: 80 };
   it("joins the folder's own row to its descendants' span where they touch", () => {

@@ -14,6 +14,7 @@ import {
   shortTermCondition,
   sizeBucketOf,
   splitTerms,
+  termExpression,
 } from "../../src/domain/search/search.query.ts";
 import { parseIsoDate, type SearchSpec } from "../../src/domain/search/search.schemas.ts";
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
@@ -85,6 +86,27 @@ describe("splitTerms", () => {
     expect(splitTerms("東京").short).toEqual(["東京"]);
     expect(splitTerms("東京都").fts).toEqual(['"東京都"']);
     expect(splitTerms("🎉🎉").short).toEqual(["🎉🎉"]);
+  });
+});
+
+describe("termExpression", () => {
+  it("ORs the spellings of Greek and Cyrillic letters whose accents the index keeps", () => {
+    const spellings = (term: string) =>
+      [...termExpression(term).matchAll(/"([^"]*)"/g)].map((m) => m[1]).sort();
+    // Typed with the accents or without, in either case: the same spellings, the name's among them.
+    expect(spellings("αθηνα")).toContain("αθήνα");
+    expect(spellings("ΑΘΗΝΑ").map((s) => s!.toLowerCase())).toEqual(spellings("Αθήνα"));
+    expect(spellings("αθηνα")).toHaveLength(8);
+    expect(spellings("крестный")).toEqual(spellings("крёстный"));
+    expect(spellings("крестный")).toContain("крёстный");
+  });
+  it("leaves Latin (the tokenizer folds it), other scripts and quotes as a phrase", () => {
+    expect(termExpression("Amélie")).toBe('"Amélie"');
+    expect(termExpression("東京都")).toBe('"東京都"');
+    expect(termExpression('a"b')).toBe('"a""b"');
+  });
+  it("gives the term as typed past MAX_SPELLINGS", () => {
+    expect(termExpression("αεηιουω αεηιουω")).toBe('"αεηιουω αεηιουω"');
   });
 });
 

@@ -8,7 +8,6 @@ import {
   type Expand,
   LARGE_FILE_BYTES,
   MAX_TERMS,
-  quoted,
   rowFilters,
   SIZE_BUCKET,
   type Sql,
@@ -17,6 +16,7 @@ import {
   sizeBuckets,
   splitTerms,
   TRIGRAM_MIN,
+  termExpression,
   termsOf,
   textTerms,
   walkOrder,
@@ -668,7 +668,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    */
   const nameDecides = (spec: SearchSpec): boolean =>
     textTerms(spec.text, MAX_TERMS).every(
-      (t) => [...t].length >= TRIGRAM_MIN && !t.includes("/") && !inSomePath(quoted(t)),
+      (t) => [...t].length >= TRIGRAM_MIN && !t.includes("/") && !inSomePath(termExpression(t)),
     );
 
   /**
@@ -938,14 +938,15 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const firsts: string[] = [];
       if (folders) {
         // The folders counted first, from the FTS index alone: past the bound the term is left out.
-        if (indexCount(`path : (${quoted(term)})`, NAME_BOUND_FOLDERS_MAX) > NAME_BOUND_FOLDERS_MAX) continue;
+        if (indexCount(`path : (${termExpression(term)})`, NAME_BOUND_FOLDERS_MAX) > NAME_BOUND_FOLDERS_MAX)
+          continue;
         const child = value<string | null>(childNameBoundQuery(org, folders, desc));
         // Their children come before `past`: this term cannot move the walk on (its own names
         // are not counted: ~3 ms for a common word's 32k).
         if (child !== null && !further(child)) continue;
         if (child !== null) firsts.push(child);
       }
-      const expr = `name : (${quoted(term)})`;
+      const expr = `name : (${termExpression(term)})`;
       if (indexCount(expr, NAME_BOUND_OWN_MAX) > NAME_BOUND_OWN_MAX) continue;
       const name = value<string | null>(ownNameBoundQuery(org, expr, desc));
       if (name !== null) firsts.push(name);

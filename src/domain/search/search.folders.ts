@@ -3,11 +3,11 @@ import {
   directoriesByPath,
   ftsExpression,
   MAX_TERMS,
-  quoted,
   rowFilters,
   type Sql,
   searchOrder,
   TRIGRAM_MIN,
+  termExpression,
   termsOf,
   textTerms,
 } from "./search.query.ts";
@@ -54,7 +54,7 @@ interface Term {
 function termsOfText(spec: SearchSpec): Term[] {
   const { viaFolders, short } = termsOf(spec);
   return textTerms(spec.text, MAX_TERMS).map((text) => {
-    const expr = [...text].length >= TRIGRAM_MIN ? quoted(text) : undefined;
+    const expr = [...text].length >= TRIGRAM_MIN ? termExpression(text) : undefined;
     return {
       text,
       expr,

@@ -1,5 +1,5 @@
 import { sizeBucket } from "../../db/size-bucket.ts";
-import { foldedGlob, foldText, likeContains } from "./fold.ts";
+import { foldedGlob, foldsTo, foldText, likeContains } from "./fold.ts";
 import type { SearchSpec, Terms } from "./search.schemas.ts";
 
 /**
@@ -35,6 +35,46 @@ export type Expand = (term: string) => string[] | undefined;
 export const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
 /**
+ * Lower-case letter → the lower-case letters that fold to it (foldText),
+ * itself first, in the scripts whose accents the index's tokenizer keeps
+ * (`remove_diacritics` folds Latin script alone): Greek (ά, ΐ: tonos,
+ * dialytika) and Cyrillic (ё, й). The tokenizer folds their case.
+ */
+const KEPT_ACCENTS = new Map(
+  [
+    ...foldsTo([
+      [0x386, 0x3ce],
+      [0x400, 0x45f],
+    ]),
+  ].map(([letter, variants]) => [letter, [letter, ...variants.filter((v) => v === v.toLowerCase())]]),
+);
+
+/** Spellings a term's FTS expression ORs at most (termExpression); past them, the term as typed. */
+export const MAX_SPELLINGS = 64;
+
+/**
+ * A term of TRIGRAM_MIN characters or more as an FTS5 expression, accent-
+ * insensitive as the rows' own test is (search.match.ts): the phrase, or,
+ * for Greek and Cyrillic letters whose accents the index keeps, the OR of
+ * every spelling that folds as the term does ("αθηνα" finds "Αθήνα";
+ * "крестный", "крёстный"). Past MAX_SPELLINGS (a long Greek phrase), the
+ * term as typed.
+ */
+export function termExpression(term: string): string {
+  let spellings = [""];
+  for (const ch of term.normalize("NFC")) {
+    const variants = KEPT_ACCENTS.get(foldText(ch));
+    if (!variants || variants.length === 1) {
+      spellings = spellings.map((s) => s + ch);
+      continue;
+    }
+    if (spellings.length * variants.length > MAX_SPELLINGS) return quoted(term);
+    spellings = spellings.flatMap((s) => variants.map((v) => s + v));
+  }
+  return spellings.length === 1 ? quoted(term) : `(${spellings.map(quoted).join(" OR ")})`;
+}
+
+/**
  * The distinct terms of a search text as typed: split on white space,
  * duplicates after folding dropped (the first spelling kept), at most `max`.
  * Every plan splits the text this way.
@@ -58,7 +98,7 @@ export function splitTerms(text: string, expand?: Expand): Terms {
   const out: Terms = { fts: [], viaFolders: [], short: [], none: false };
   for (const raw of textTerms(text, MAX_TERMS)) {
     if ([...raw].length >= TRIGRAM_MIN) {
-      out.fts.push(quoted(raw));
+      out.fts.push(termExpression(raw));
       continue;
     }
     const trigrams = expand?.(raw);

@@ -54,11 +54,11 @@ import {
   MAX_TERMS,
   pageQuery,
   phraseTrigrams,
-  quoted,
   type Sql,
   sizeBuckets,
   splitTerms,
   TRIGRAM_MIN,
+  termExpression,
   termsOf,
   textTerms,
 } from "./search.query.ts";
@@ -567,7 +567,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   const namedFolderRows = keptUntilChange<Sql | null>(sqlite);
   const folderRows = (org: string, term: string): Sql | undefined =>
     namedFolderRows(`${org} ${term}`, () => {
-      const spans = namedDirSpans(org, quoted(term), NAMED_FOLDERS_MAX, spanOf);
+      const spans = namedDirSpans(org, termExpression(term), NAMED_FOLDERS_MAX, spanOf);
       if (!spans?.every((span) => span.rows === 0 || pureSpan(span) !== undefined)) return null;
       return spansCondition(spans);
     }) ?? undefined;
@@ -651,7 +651,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       return undefined;
     const found: { expr: string; runs: [number, number][]; rows: number }[] = [];
     for (const text of texts) {
-      const expr = quoted(text);
+      const expr = termExpression(text);
       const own = number(countUpTo(ownMatches(expr), RUNS_MAX_OWN));
       if (own > RUNS_MAX_OWN) return undefined;
       const runs = inSomePath(expr) ? runsOf(org, expr) : [];

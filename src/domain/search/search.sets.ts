@@ -11,6 +11,7 @@ import {
   SIZE_BUCKET,
   type Sql,
   TRIGRAM_MIN,
+  termExpression,
   textTerms,
 } from "./search.query.ts";
 import type { SearchSpec, Terms } from "./search.schemas.ts";
@@ -95,7 +96,7 @@ export function spannedMatch(
   const terms = folderTerms(text, inSomePath);
   if (!terms || terms.length === 0 || terms.some((t) => t.term.includes("/"))) return undefined;
   const conds: Sql[] = [];
-  const own = terms.filter((t) => !t.folders).map((t) => quoted(t.term));
+  const own = terms.filter((t) => !t.folders).map((t) => termExpression(t.term));
   if (own.length > 0) conds.push(inSet({ sql: OWN_MATCHES, params: [ftsExpression(own)] }));
   for (const { term, folders } of terms) {
     if (!folders) continue;
@@ -103,7 +104,7 @@ export function spannedMatch(
     if (!under) return undefined;
     conds.push({
       sql: `(f.rowid IN (${OWN_MATCHES}) OR ${under.sql})`,
-      params: [quoted(term), ...under.params],
+      params: [termExpression(term), ...under.params],
     });
   }
   return { sql: conds.map((c) => c.sql).join(" AND "), params: conds.flatMap((c) => c.params) };
@@ -237,7 +238,7 @@ export function folderTerms(text: string, inSomePath: (expr: string) => boolean)
     // A short term's folders are those of up to hundreds of trigrams ("e": every folder, from
     // ~300 doclists): more than the walk they would save.
     if ([...term].length < TRIGRAM_MIN) return undefined;
-    const expr = quoted(term);
+    const expr = termExpression(term);
     out.push({
       term,
       folders: inSomePath(expr) ? { sql: FOLDER_MATCHES, params: [`path : (${expr})`] } : undefined,

@@ -1,6 +1,14 @@
 import { foldText } from "./fold.ts";
 import { termCondition } from "./search.contains.ts";
-import { countUpTo, MAX_TERMS, quoted, type Sql, TRIGRAM_MIN, textTerms } from "./search.query.ts";
+import {
+  countUpTo,
+  MAX_TERMS,
+  quoted,
+  type Sql,
+  TRIGRAM_MIN,
+  termExpression,
+  textTerms,
+} from "./search.query.ts";
 import type { SearchSpec } from "./search.schemas.ts";
 import { subtreeEligible } from "./search.subtree.ts";
 
@@ -98,7 +106,7 @@ export function spanTerms(
   expand: (term: string) => string[] | undefined,
 ): { terms: SpanTerm[]; resolve: () => SpanTerm[] | undefined } | undefined {
   const resolveOne = (term: string): SpanTerm | undefined => {
-    if ([...term].length >= TRIGRAM_MIN) return { term, expr: quoted(term), scanned: false };
+    if ([...term].length >= TRIGRAM_MIN) return { term, expr: termExpression(term), scanned: false };
     const trigrams = expand(term);
     if (trigrams?.length === 0) return undefined;
     const expr =
