@@ -609,6 +609,10 @@ describe("search plans agree on Greek and Cyrillic accents", () => {
       { q: "крёстный", sort_by: "size" },
       { q: "ελλαδα", limit: 200 },
       { q: "ελλαδα αθηνα", sort_by: "relevance" },
+      // Short terms: the index's trigrams beginning with any of their spellings.
+      { q: "θη" },
+      { q: "ΘΗ", sort_by: "relevance" },
+      { q: "ё" },
     ];
     expectSamePages(dense, general, org, cases, { plan: "dense" });
     // Every spelling finds all of them, through the general plan too (the index alone).
@@ -616,6 +620,7 @@ describe("search plans agree on Greek and Cyrillic accents", () => {
     expect(totalOf(general, org, { q: "Αθήνα" })).toBe(120);
     expect(totalOf(general, org, { q: "крестный" })).toBe(120);
     expect(totalOf(general, org, { q: "ελλαδα" })).toBe(101);
+    expect(totalOf(general, org, { q: "θη" })).toBe(120);
   });
 });
 

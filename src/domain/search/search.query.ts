@@ -53,14 +53,12 @@ const KEPT_ACCENTS = new Map(
 export const MAX_SPELLINGS = 64;
 
 /**
- * A term of TRIGRAM_MIN characters or more as an FTS5 expression, accent-
- * insensitive as the rows' own test is (search.match.ts): the phrase, or,
- * for Greek and Cyrillic letters whose accents the index keeps, the OR of
- * every spelling that folds as the term does ("αθηνα" finds "Αθήνα";
- * "крестный", "крёстный"). Past MAX_SPELLINGS (a long Greek phrase), the
- * term as typed.
+ * The spellings of `term` the index tells apart but the rows' own test
+ * (search.match.ts) does not: for each Greek or Cyrillic letter whose
+ * accents the index keeps, every letter that folds as it does; other
+ * characters as typed. Undefined past MAX_SPELLINGS.
  */
-export function termExpression(term: string): string {
+export function spellingsOf(term: string): string[] | undefined {
   let spellings = [""];
   for (const ch of term.normalize("NFC")) {
     const variants = KEPT_ACCENTS.get(foldText(ch));
@@ -68,10 +66,22 @@ export function termExpression(term: string): string {
       spellings = spellings.map((s) => s + ch);
       continue;
     }
-    if (spellings.length * variants.length > MAX_SPELLINGS) return quoted(term);
+    if (spellings.length * variants.length > MAX_SPELLINGS) return undefined;
     spellings = spellings.flatMap((s) => variants.map((v) => s + v));
   }
-  return spellings.length === 1 ? quoted(term) : `(${spellings.map(quoted).join(" OR ")})`;
+  return spellings;
+}
+
+/**
+ * A term of TRIGRAM_MIN characters or more as an FTS5 expression, accent-
+ * insensitive as the rows' own test is: the phrase, or the OR of its
+ * spellings (spellingsOf: "αθηνα" finds "Αθήνα"; "крестный", "крёстный").
+ * Past MAX_SPELLINGS (a long Greek phrase), the term as typed.
+ */
+export function termExpression(term: string): string {
+  const spellings = spellingsOf(term);
+  if (!spellings || spellings.length === 1) return quoted(term);
+  return `(${spellings.map(quoted).join(" OR ")})`;
 }
 
 /**

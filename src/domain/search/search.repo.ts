@@ -56,6 +56,7 @@ import {
   phraseTrigrams,
   type Sql,
   sizeBuckets,
+  spellingsOf,
   splitTerms,
   TRIGRAM_MIN,
   termExpression,
@@ -343,8 +344,9 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   );
   /**
    * The index's trigrams beginning with a short term. The tokenizer folds
-   * case and Latin diacritics by its own tables; both the term lower-cased
-   * and fully folded are looked up, so neither folding misses. Kept until
+   * case and Latin diacritics by its own tables; the term lower-cased, its
+   * spellings with Greek and Cyrillic accents (spellingsOf) and the term
+   * fully folded are looked up, so no folding misses. Kept until
    * the database changes (a trigram added since may begin it): fts5vocab
    * counts each trigram's documents as it lists it, so a common character
    * reads the doclists of every trigram it begins ("o": 80 of them, ~12 ms
@@ -354,7 +356,8 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   const expand: Expand = (term) =>
     expansions(term, () => {
       const found = new Set<string>();
-      for (const prefix of new Set([term.toLowerCase(), foldText(term)])) {
+      const lower = term.toLowerCase();
+      for (const prefix of new Set([lower, ...(spellingsOf(lower) ?? []), foldText(term)])) {
         for (const { term: t } of termsFrom.all(prefix, prefix + LAST, MAX_EXPANSION + 1)) found.add(t);
         if (found.size > MAX_EXPANSION) return undefined;
       }
