@@ -31,11 +31,6 @@ import { expectSamePages, ONLY_GENERAL, totalOf } from "../helpers/plan-compare.
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
-/**
- * The dense plan (search.dense.ts) must page exactly as the general plan
- * does. On a table this small its sample reads every row, so its estimate
- * is the exact count too.
- */
 /** The dense plan at any size (the libraries here are small), the others it would give way to off. */
 const ANY_DENSE: SearchPlanOptions = {
   ...DEFAULT_PLAN,
@@ -46,6 +41,11 @@ const ANY_DENSE: SearchPlanOptions = {
   sizes: false,
 };
 
+/**
+ * The dense plan (search.dense.ts) must page exactly as the general plan
+ * does. On a table this small its sample reads every row, so its estimate
+ * is the exact count too.
+ */
 describe("dense search plan", () => {
   let dir: string;
   let db: Db;
@@ -84,16 +84,7 @@ describe("dense search plan", () => {
   afterAll(() => closeTempDb(dir, db));
 
   const dense = (fewRows = DEFAULT_PLAN.denseFewRows) =>
-    createSearchRepo(db, {
-      ...DEFAULT_PLAN,
-      span: false,
-      denseFewRows: fewRows,
-      denseMinTotal: 0,
-      denseMinHits: 1,
-      denseMaxWalk: 1e9,
-      large: false,
-      sizes: false,
-    });
+    createSearchRepo(db, { ...ANY_DENSE, denseFewRows: fewRows, denseMaxWalk: 1e9 });
   const general = () => createSearchRepo(db, ONLY_GENERAL);
 
   const cases: Record<string, unknown>[] = [
@@ -621,6 +612,37 @@ describe("search plans agree on Greek and Cyrillic accents", () => {
     expect(totalOf(general, org, { q: "крестный" })).toBe(120);
     expect(totalOf(general, org, { q: "ελλαδα" })).toBe(101);
     expect(totalOf(general, org, { q: "θη" })).toBe(120);
+  });
+});
+
+/** What the dense plan keeps of a folder (its spans of rowids) must not outlive a write under it. */
+describe("dense search plan under a folder, after a write", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-far-", [org]));
+    seedTree(
+      db,
+      org,
+      Array.from({ length: 40 }, (_, i) => `/Far/far ${i + 10}.txt`),
+    );
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  it("finds the rows added under it since", () => {
+    // One repo throughout: the spans it kept of /Far must not answer the later searches.
+    const repo = createSearchRepo(db, ANY_DENSE);
+    const general = createSearchRepo(db, ONLY_GENERAL);
+    const cases: Record<string, unknown>[] = [
+      { q: "far", path: "/Far", sort_by: "updated_at", limit: 1000 },
+      { q: "far", path: "/Far", sort_by: "relevance", limit: 1000 },
+    ];
+    expectSamePages(repo, general, org, cases, { plan: "dense" });
+    // New rows under it, their rowids past its span, after rows elsewhere.
+    seedTree(db, org, ["/Elsewhere/x.txt", "/Far/far 0.txt", "/Far/far 1.txt"]);
+    expectSamePages(repo, general, org, cases, { plan: "dense" });
+    expect(totalOf(repo, org, cases[0]!)).toBe(43);
   });
 });
 

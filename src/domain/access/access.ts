@@ -201,6 +201,13 @@ export function createAccess(repo: AccessRepo) {
 export type Access = ReturnType<typeof createAccess>;
 
 /**
+ * Whether the viewer reads every row: the top's list and every other one
+ * (an admin, or anyone in a household without private folders). Then
+ * aclCondition holds for every row, and a caller may leave it out.
+ */
+export const readsEveryRow = (v: AccessView): boolean => v.top >= 1 && v.unreadable.length === 0;
+
+/**
  * SQL condition: the row behind `column` (an acl_id) is governed by a list
  * the viewer holds at least `need` on. One parameter, a JSON array read once
  * per statement, so the check costs a lookup per row, never a join.

@@ -106,6 +106,10 @@ export function sampledRowids(starts: readonly number[], maxRowid: number): numb
   return starts.reduce((n, start) => n + Math.max(0, Math.min(WINDOW_ROWS, maxRowid - start + 1)), 0);
 }
 
+/** How many rowids of 1..maxRowid each one the whole sample reads stands for. */
+export const sampleScale = (maxRowid: number): number =>
+  maxRowid / Math.max(1, sampledRowids(sampleStarts(maxRowid), maxRowid));
+
 /** The search's conditions on `f` other than its text (filters and `acl`), ANDed; "1" when none. */
 function allConditions(spec: SearchSpec, acl?: Sql): Sql {
   const filters = rowFilters(spec, true);
@@ -627,6 +631,13 @@ export interface DenseIndex {
   /** A folder's span of rowids (search.span.ts); undefined when it has none. */
   spanOf: (organizationId: string, path: string) => Span | undefined;
   /**
+   * The rows the path filter `path` keeps, as spans of rowids (pathSpans:
+   * its folder's span and its own row, whose path may hold every term,
+   * "photos" under /Photos), kept until the database changes; undefined
+   * without a span.
+   */
+  pathSpansOf: (organizationId: string, path: string) => Span[] | undefined;
+  /**
    * The rows under the folders whose path holds a term, as a condition on
    * an index entry (their rowids within the spans of the few folders whose
    * name holds it); undefined when those folders are many, or a span holds
@@ -652,7 +663,7 @@ export interface DenseIndex {
  * then counted exactly) or too sparse for a short walk.
  */
 export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseOptions, index: DenseIndex) {
-  const { inSomePath, expand, foldersUnder, spanOf, folderRows, nameAtStep, sampleRows } = index;
+  const { inSomePath, expand, foldersUnder, spanOf, pathSpansOf, folderRows, nameAtStep, sampleRows } = index;
   const rows = (q: Sql) => prepared(q).raw(true);
   const walkBudget = (expected: number) => walkBudgetOf(expected, options.denseMaxWalk);
   /** A walk's page: its total exact when it reached the end of the matches, else the sample's estimate. */
@@ -775,40 +786,22 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
   };
 
   /**
-   * Every match of the search's text as a condition on an entry's rowid,
-   * without a set to build (search.sets.ts spannedMatch); undefined where
-   * one is needed, and under a path filter.
-   */
-  /**
-   * Under a path filter, its folder's span of rowids as a condition on an
-   * entry (search.span.ts: every row under the folder lies within it; rows
-   * of other folders within it are left out by the path check). A walk of
-   * another order's index passes the entries outside without reading their
-   * rows: "mp4" under /Tree/TV Shows by date, whose rows the walk reaches
-   * after 880k others.
+   * Under a path filter, the spans of rowids it keeps (DenseIndex.pathSpansOf)
+   * as a condition on an entry (rows of other folders within them are left
+   * out by the path check). A walk of another order's index passes the
+   * entries outside without reading their rows: "mp4" under /Tree/TV Shows
+   * by date, whose rows the walk reaches after 880k others.
    */
   const withinSpan = (org: string, spec: SearchSpec): Sql | undefined => {
-    const spans = spec.path ? underPath(org, spec.path) : undefined;
+    const spans = spec.path ? pathSpansOf(org, spec.path) : undefined;
     return spans && spansCondition(spans);
   };
 
   /**
-   * The rows the path filter `path` keeps, as spans of rowids (pathSpans):
-   * its folder's descendants and its own row, whose path may hold every
-   * term ("photos" under /Photos). Undefined without a span.
+   * Every match of the search's text as a condition on an entry's rowid,
+   * without a set to build (search.sets.ts spannedMatch); undefined where
+   * one is needed, and under a path filter.
    */
-  const underPath = (org: string, path: string): Span[] | undefined => {
-    const span = spanOf(org, path);
-    if (!span) return undefined;
-    const q = selfRowidsQuery(org, path);
-    return pathSpans(
-      span,
-      prepared(q)
-        .pluck()
-        .all(...q.params) as number[],
-    );
-  };
-
   const spannedMatches = new WeakMap<SearchSpec, Sql | null>();
   const spannedOf = (org: string, spec: SearchSpec): Sql | undefined => {
     if (spec.path) return undefined;
@@ -1076,7 +1069,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     read("first");
     if (count.hits === 0) return undefined;
     read("rest");
-    const scale = max / Math.max(1, sampledRowids(sampleStarts(max), max));
+    const scale = sampleScale(max);
     return {
       ...count,
       total: Math.round(count.hits * scale),
@@ -1318,7 +1311,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const settable = est.textMatches <= SET_MAX_MATCHES;
       // Under a folder, the names within its span: "final" under /Music, 82k names in the library,
       // ~14k there.
-      const within = spec.path ? underPath(org, spec.path) : undefined;
+      const within = spec.path ? pathSpansOf(org, spec.path) : undefined;
       const set = !short || settable ? nameSet(splitTerms(spec.text, expand), within) : undefined;
       // Terms too short for the index, whose set cannot be built or is too big: from the shortest
       // names up, which finds a common one's page at once ("e"). Where the set can be walked, that

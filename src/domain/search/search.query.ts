@@ -34,6 +34,10 @@ export type Expand = (term: string) => string[] | undefined;
 /** An FTS5 string literal: the text can never be read as FTS syntax. */
 export const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
+/** An FTS5 expression matching any of `texts` (at least one), each a string literal. */
+export const anyOf = (texts: readonly string[]): string =>
+  texts.length === 1 ? quoted(texts[0]!) : `(${texts.map(quoted).join(" OR ")})`;
+
 /**
  * Lower-case letter → the lower-case letters that fold to it (foldText),
  * itself first, in the scripts whose accents the index's tokenizer keeps
@@ -80,8 +84,7 @@ export function spellingsOf(term: string): string[] | undefined {
  */
 export function termExpression(term: string): string {
   const spellings = spellingsOf(term);
-  if (!spellings || spellings.length === 1) return quoted(term);
-  return `(${spellings.map(quoted).join(" OR ")})`;
+  return !spellings || spellings.length === 1 ? quoted(term) : anyOf(spellings);
 }
 
 /**
@@ -114,8 +117,7 @@ export function splitTerms(text: string, expand?: Expand): Terms {
     const trigrams = expand?.(raw);
     if (!trigrams) out.short.push(raw);
     else if (trigrams.length === 0) out.none = true;
-    else
-      out.fts.push(trigrams.length === 1 ? quoted(trigrams[0]!) : `(${trigrams.map(quoted).join(" OR ")})`);
+    else out.fts.push(anyOf(trigrams));
   }
   return out;
 }

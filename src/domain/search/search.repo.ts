@@ -20,14 +20,15 @@ import {
   createDensePlan,
   denseEligible,
   type Folder,
+  pathSpans,
   SAMPLE_WINDOWS,
   type SamplePart,
   type SampleRow,
-  sampledRowids,
   samplePart,
   sampleRow,
   sampleRowsQuery,
-  sampleStarts,
+  sampleScale,
+  selfRowidsQuery,
   WINDOW_ROWS,
   walkToPage,
 } from "./search.dense.ts";
@@ -479,16 +480,17 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
    * undefined when the organization has fewer live rows.
    */
   const bounds = keptUntilChange<string | undefined>(sqlite);
-  /** The entries the broad plan's walk reads at most, for a walk expected to read `expected`. */
-  const boundSteps = (expected: number) =>
-    2 ** Math.ceil(Math.log2(Math.max(plan.broadMinBound, expected * BOUND_FACTOR)));
-  const walkBound = (org: string, descending: boolean, expected: number): string | undefined => {
-    const steps = boundSteps(expected);
-    return bounds(`${org} ${descending} ${steps}`, () => {
+  /** The name `steps` entries into the organization's live names (search.dense.ts DenseIndex.nameAtStep). */
+  const nameAtStep = (org: string, descending: boolean, steps: number): string | undefined =>
+    bounds(`${org} ${descending} ${steps}`, () => {
       const q = walkBoundQuery(org, descending, steps);
       return (prepared(q).get(...q.params) as { name: string } | undefined)?.name;
     });
-  };
+  /** The entries the broad plan's walk reads at most, for a walk expected to read `expected`. */
+  const boundSteps = (expected: number) =>
+    2 ** Math.ceil(Math.log2(Math.max(plan.broadMinBound, expected * BOUND_FACTOR)));
+  const walkBound = (org: string, descending: boolean, expected: number): string | undefined =>
+    nameAtStep(org, descending, boundSteps(expected));
 
   /**
    * How many entries of the name order a walk reads to hold a page ending
@@ -498,13 +500,12 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
    */
   const sampledNameWalk = (org: string, spec: SearchSpec, need: number, total: number): number => {
     if (spec.sortBy !== "name") return 0;
-    const max = number(maxRowidQuery);
-    const rows = [...sampleRowsOf(org, max, "first"), ...sampleRowsOf(org, max, "rest")];
+    const { rows, scale } = wholeSample(org);
     const matches = rowMatcher(textTerms(spec.text, MAX_TERMS));
     const hits = rows.filter((r) => matches(r[1], r[2], r[3] === 1)).map((r) => r[7]);
     if (hits.length < 2) return 0;
     // The organization's live rows the sample stands for (it reads theirs alone).
-    const live = (rows.length * max) / Math.max(1, sampledRowids(sampleStarts(max), max));
+    const live = rows.length * scale;
     return walkToPage(
       rows.map((r) => r[7]),
       hits,
@@ -625,6 +626,32 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
           .all(...q.params) as unknown[][]
       ).map(sampleRow);
     });
+  /** Both parts of the organization's sample (kept), and how many rowids each of its rows stands for. */
+  const wholeSample = (org: string) => {
+    const max = number(maxRowidQuery);
+    return {
+      rows: [...sampleRowsOf(org, max, "first"), ...sampleRowsOf(org, max, "rest")],
+      scale: sampleScale(max),
+    };
+  };
+  /**
+   * The rows a path filter keeps as spans of rowids (search.dense.ts
+   * pathSpans: its folder's span and its own live rows), kept until the
+   * database changes: every walk under a folder asks it.
+   */
+  const pathSpansKept = keptUntilChange<Span[] | null>(sqlite);
+  const pathSpansOf = (org: string, path: string): Span[] | undefined =>
+    pathSpansKept(`${org} ${path}`, () => {
+      const span = spanOf(org, path);
+      if (!span) return null;
+      const q = selfRowidsQuery(org, path);
+      return pathSpans(
+        span,
+        prepared(q)
+          .pluck()
+          .all(...q.params) as number[],
+      );
+    }) ?? undefined;
   /**
    * About how many of the organization's live rows the buckets of a
    * search's range of sizes hold (sizeBucketRange), from the dense plan's
@@ -632,12 +659,9 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
    * few hundredths of the rows.
    */
   const rowsInSizeBuckets = (org: string, spec: SearchSpec): number => {
-    const max = number(maxRowidQuery);
     const [lowest, highest] = sizeBuckets(spec);
-    const within = (rows: readonly SampleRow[]) =>
-      rows.filter((r) => r[5] >= lowest && r[5] <= highest).length;
-    const held = within(sampleRowsOf(org, max, "first")) + within(sampleRowsOf(org, max, "rest"));
-    return (held * max) / Math.max(1, sampledRowids(sampleStarts(max), max));
+    const { rows, scale } = wholeSample(org);
+    return rows.filter((r) => r[5] >= lowest && r[5] <= highest).length * scale;
   };
   const densePlan = createDensePlan(prepared, plan, {
     inSomePath,
@@ -645,12 +669,9 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     foldersUnder,
     spanOf,
     folderRows,
-    nameAtStep: (org, descending, steps) =>
-      bounds(`${org} ${descending} ${steps}`, () => {
-        const q = walkBoundQuery(org, descending, steps);
-        return (prepared(q).get(...q.params) as { name: string } | undefined)?.name;
-      }),
-    sampleRows: (org, max, part) => sampleRowsOf(org, max, part),
+    pathSpansOf,
+    nameAtStep,
+    sampleRows: sampleRowsOf,
   });
 
   /** About how many index matches `expr` has, from the rowid of its K-th (search.folders.ts chooseDriver). */

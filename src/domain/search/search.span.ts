@@ -1,9 +1,9 @@
 import { foldText } from "./fold.ts";
 import { termCondition } from "./search.contains.ts";
 import {
+  anyOf,
   countUpTo,
   MAX_TERMS,
-  quoted,
   type Sql,
   TRIGRAM_MIN,
   termExpression,
@@ -109,8 +109,7 @@ export function spanTerms(
     if ([...term].length >= TRIGRAM_MIN) return { term, expr: termExpression(term), scanned: false };
     const trigrams = expand(term);
     if (trigrams?.length === 0) return undefined;
-    const expr =
-      trigrams && (trigrams.length === 1 ? quoted(trigrams[0]!) : `(${trigrams.map(quoted).join(" OR ")})`);
+    const expr = trigrams && anyOf(trigrams);
     return { term, expr, scanned: trigrams === undefined };
   };
   const terms: SpanTerm[] = [];
