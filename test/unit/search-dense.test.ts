@@ -6,6 +6,7 @@ import {
   expectedLengthWalk,
   lengthWalkQuery,
   namesOnlyQuery,
+  narrowestOf,
   pathSpans,
   walkQuery,
   walkToPage,
@@ -393,6 +394,9 @@ describe("dense search plan from the first name a match can have", () => {
       "/Downloads/Doc 3 (copy 3)/A sub/y.txt",
       "/Early/B copy notes.txt",
       "/Misc/Copy of plan.txt",
+      // A directory naming the word before every file that does: no bound for files alone.
+      "/Early/A copy dir/zz.txt",
+      { path: "/Misc/Copy sized.txt", size: 700 },
     ]);
     // Another organization's folder of the same name, with a child named before all of them.
     seedTree(db, other, ["/Doc 1 (copy 1)/a first.pdf"]);
@@ -411,10 +415,14 @@ describe("dense search plan from the first name a match can have", () => {
       { q: "copy", sort_order: "desc", limit: 25 },
       { q: "copy report" },
       { q: "COPY", type: "file", offset: 5 },
+      { q: "copy", type: "file", limit: 3 },
     ];
     expectSamePages(dense(), general(), org, cases, { plan: "dense" });
     // Too few for the dense plan: the exact plans, the same rows.
-    expectSamePages(dense(), general(), org, [{ q: "copy zed", limit: 1000 }]);
+    expectSamePages(dense(), general(), org, [
+      { q: "copy zed", limit: 1000 },
+      { q: "copy", min_size: 1 },
+    ]);
   });
 
   it("goes on past the first names where some matches were among them", () => {
@@ -444,6 +452,78 @@ describe("dense search plan from the first name a match can have", () => {
     expectSamePages(repo, general(), other, cases, { plan: "dense" });
     const first = repo.page(other, parseSearchInput({ q: "zebra" }), 1, 0).ids;
     expect(rowsInOrder(db, other, first).map((r) => r.name)).toEqual(["0 first.pdf"]);
+  });
+});
+
+/**
+ * Several terms, one of them in far fewer rows than another ("part 1": "1"
+ * in nearly every row through its trigrams): the set walk builds that
+ * term's set alone and tests each row it reads for the whole text.
+ */
+describe("dense search plan over the set of one term", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+  const other = newId();
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-narrow-", [org, other]));
+    seedTree(db, org, [
+      // "1" in most rows' names or folders' paths, "part" in none of them.
+      ...Array.from({ length: 3000 }, (_, i) => `/Music/Album ${i % 40}/${i} track.flac`),
+      // "part" in 400 names: every fourth with "1" after it, many of the rest with no "1" in their
+      // path.
+      ...Array.from({ length: 400 }, (_, i) => ({
+        path: `/Movies/Film ${String.fromCharCode(65 + (i % 26))}${i % 7}/Film ${i} part ${i % 4}.mkv`,
+        size: (i % 5) * 100,
+      })),
+      ...Array.from({ length: 40 }, (_, i) => `/Parts 1/${String.fromCharCode(97 + (i % 26))}${i}.txt`),
+    ]);
+    seedTree(db, other, ["/Film part 1.mkv"]);
+    softDeleteSome(db, org, 15, 30);
+    spreadDates(db);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  // Every walk reading rows gives up at once: the set walks answer.
+  const dense = () => createSearchRepo(db, { ...ANY_DENSE, denseMaxWalk: 1 });
+  const general = () => createSearchRepo(db, ONLY_GENERAL);
+
+  it("gives the general plan's pages, in every order and with filters", () => {
+    const cases: Record<string, unknown>[] = [
+      { q: "part 1", sort_by: "name" },
+      { q: "part 1", sort_by: "name", sort_order: "desc", limit: 7, offset: 3 },
+      { q: "1 part", sort_by: "created_at", limit: 30 },
+      { q: "part 1", sort_by: "updated_at", sort_order: "desc", offset: 20 },
+      { q: "part 1", sort_by: "size", sort_order: "desc", limit: 15 },
+      { q: "part 1", min_size: 100, max_size: 300, sort_by: "name" },
+      { q: "film 1 part", type: "file", sort_by: "created_at", sort_order: "desc", limit: 9 },
+    ];
+    expectSamePages(dense(), general(), org, cases, { plan: "dense" });
+  });
+
+  it("chooses the term whose set and rows read cost least, and only where that costs less than every term's set", () => {
+    // "1": 3,000 rows, 200 of them read for the page; "part": 400, 150 read.
+    expect(
+      narrowestOf([
+        { rows: 3000, reads: 200 },
+        { rows: 400, reads: 150 },
+      ]),
+    ).toBe(1);
+    // Reading 900 of "part"'s costs more than the set of both.
+    expect(
+      narrowestOf([
+        { rows: 3000, reads: 200 },
+        { rows: 400, reads: 900 },
+      ]),
+    ).toBeUndefined();
+    // The fewer rows, read far past the page ("03" in music tracks named first): the other term.
+    expect(
+      narrowestOf([
+        { rows: 1700, reads: 100 },
+        { rows: 1200, reads: 800 },
+      ]),
+    ).toBe(0);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Statement } from "better-sqlite3";
 import { maxRowidQuery } from "./search.broad.ts";
 import { containsCondition } from "./search.contains.ts";
-import { rowMatcher } from "./search.match.ts";
+import { type RowMatcher, rowMatcher } from "./search.match.ts";
 import {
   countUpTo,
   EXACT_BUCKETS_BELOW,
@@ -157,7 +157,8 @@ const inWindows = (columns: string, organizationId: string, starts: readonly num
 /**
  * A row of the sample as every search reads it, kept until the database
  * changes (search.repo.ts): id, path, name, whether a directory, rowid,
- * size bucket and size, and its name case-folded as NOCASE compares it.
+ * size bucket and size, its name case-folded as NOCASE compares it, and its
+ * dates.
  */
 export type SampleRow = readonly [
   id: string,
@@ -168,6 +169,8 @@ export type SampleRow = readonly [
   bucket: number,
   size: number,
   folded: string,
+  created: string,
+  updated: string,
 ];
 
 /**
@@ -176,7 +179,7 @@ export type SampleRow = readonly [
  */
 export function sampleRowsQuery(organizationId: string, starts: readonly number[]): Sql {
   return inWindows(
-    "f.id, f.path, f.name, f.type = 'directory', f.rowid, 0, f.size, ''",
+    "f.id, f.path, f.name, f.type = 'directory', f.rowid, 0, f.size, '', f.created_at, f.updated_at",
     organizationId,
     starts,
   );
@@ -191,8 +194,19 @@ export const sampleWalked = (spec: SearchSpec, rows: readonly SampleRow[]): numb
 
 /** A row of sampleRowsQuery with its size bucket and folded name. */
 export const sampleRow = (raw: unknown[]): SampleRow => {
-  const [id, path, name, dir, rowid, , size] = raw as [string, string, string, number, number, 0, number];
-  return [id, path, name, dir, rowid, sizeBucketOf(size), size, nocase(name)];
+  const [id, path, name, dir, rowid, , size, , created, updated] = raw as [
+    string,
+    string,
+    string,
+    number,
+    number,
+    0,
+    number,
+    "",
+    string,
+    string,
+  ];
+  return [id, path, name, dir, rowid, sizeBucketOf(size), size, nocase(name), created, updated];
 };
 
 /**
@@ -319,6 +333,17 @@ type Candidate = [id: string, path: string, name: string, dir: number, ok: numbe
 type WalkPage = { ids: string[]; matched: number; complete: boolean };
 /** A set walk's page, with the rowids of every match it saw. */
 type SetWalkPage = WalkPage & { rows: number[] };
+
+/**
+ * What a set walk is told of the sample's estimate: the matches of the text
+ * alone, of the whole search, and the sampled names of the latter (by name
+ * and relevance; case-folded).
+ */
+interface SetEstimate {
+  textMatches: number;
+  total: number;
+  hitNames: readonly string[];
+}
 /** What a text test reads of a row (at the same places in SampleRow): its path, name and whether a directory. */
 type Texted = readonly [unknown, path: string, name: string, dir: number, ...unknown[]];
 /** The columns a row's test reads, at the same places in Candidate and BySize rows. */
@@ -401,25 +426,43 @@ const NAME_BOUND_FOLDERS_MAX = 16_384;
 /** Rows whose name holds a term that nameBound reads, at most (~1.5 µs each). */
 const NAME_BOUND_OWN_MAX = 32_768;
 
-/** The first (last, `desc`) name in NOCASE order of the organization's live rows matching `expr` in the index. */
-export function ownNameBoundQuery(organizationId: string, expr: string, desc: boolean): Sql {
+/**
+ * The first (last, `desc`) name in NOCASE order of the organization's live
+ * rows matching `expr` in the index and passing `spec`'s filters (their
+ * rows are read anyway: a directory's name holding "season" does not bound
+ * a search for files).
+ */
+export function ownNameBoundQuery(
+  organizationId: string,
+  expr: string,
+  spec: SearchSpec,
+  desc: boolean,
+): Sql {
+  const filters = allConditions(spec);
   return {
     sql:
       `SELECT ${desc ? "max" : "min"}(f.name COLLATE NOCASE) FROM files_fts JOIN files f ON f.rowid = files_fts.rowid ` +
-      `WHERE files_fts MATCH ? AND ${LIVE}`,
-    params: [expr, organizationId],
+      `WHERE files_fts MATCH ? AND ${LIVE} AND ${filters.sql}`,
+    params: [expr, organizationId, ...filters.params],
   };
 }
 
 /**
  * The first (last, `desc`) name in NOCASE order of the live children of
- * `folders` (a subquery of ids), from files_children_idx alone.
+ * `folders` (a subquery of ids) of `spec`'s type, if it asks for one, from
+ * files_children_idx alone (it holds whether each is a directory).
  */
-export function childNameBoundQuery(organizationId: string, folders: Sql, desc: boolean): Sql {
+export function childNameBoundQuery(
+  organizationId: string,
+  folders: Sql,
+  spec: SearchSpec,
+  desc: boolean,
+): Sql {
+  const typed = spec.type ? ` AND (c.type = 'directory') = ${spec.type === "directory" ? 1 : 0}` : "";
   return {
     sql:
       `SELECT ${desc ? "max" : "min"}(c.name COLLATE NOCASE) FROM files c INDEXED BY files_children_idx ` +
-      `WHERE c.organization_id = ? AND c.parent_id IN (${folders.sql}) AND c.is_deleted = 0`,
+      `WHERE c.organization_id = ? AND c.parent_id IN (${folders.sql}) AND c.is_deleted = 0${typed}`,
     params: [organizationId, ...folders.params],
   };
 }
@@ -500,6 +543,33 @@ const SET_MAX_MATCHES = 250_000;
  */
 const ROWS_PER_SET_MATCH = 1 / 40;
 
+/**
+ * A set's cost a member (SQLite building it from the FTS index, ~0.2-0.6 µs,
+ * and the walk's lookup), and a row's a set walk reads and tests in
+ * JavaScript (~3 µs), in the same unit: what narrowestTerm weighs.
+ */
+const SET_MEMBER_COST = 0.3;
+const SET_ROW_COST = 3;
+/** How many times the rows the sample expects a narrowed set walk reads it may read before it gives up. */
+const NARROW_READS_MARGIN = 4;
+
+/**
+ * Of a search's terms, each with the rows holding it and the rows of those
+ * a set walk over them alone would read for the page, the one whose set
+ * and reads cost least (SET_MEMBER_COST, SET_ROW_COST), when that is less
+ * than the set of every term; else undefined.
+ */
+export function narrowestOf(terms: readonly { rows: number; reads: number }[]): number | undefined {
+  const whole = terms.reduce((sum, t) => sum + t.rows * SET_MEMBER_COST, 0);
+  let best: number | undefined;
+  let least = whole;
+  for (const [i, t] of terms.entries()) {
+    const cost = t.rows * SET_MEMBER_COST + t.reads * SET_ROW_COST;
+    if (cost < least) [best, least] = [i, cost];
+  }
+  return best;
+}
+
 /** Names namesWalk may read per match the sample expects (see its caller). */
 const NAMES_PER_MATCH = 8;
 
@@ -536,6 +606,18 @@ export function rowOkQuery(spec: SearchSpec, acl?: Sql): Sql {
   const ok = allConditions(spec, acl);
   return {
     sql: `SELECT 1 FROM files f WHERE f.rowid = ? AND f.is_deleted = 0 AND ${ok.sql}`,
+    params: ok.params,
+  };
+}
+
+/**
+ * The row `rowid`'s path, name and whether it is a directory, if it passes
+ * the search's conditions other than its text; else nothing.
+ */
+export function rowTextQuery(spec: SearchSpec, acl?: Sql): Sql {
+  const ok = allConditions(spec, acl);
+  return {
+    sql: `SELECT f.path, f.name, f.type = 'directory' FROM files f WHERE f.rowid = ? AND f.is_deleted = 0 AND ${ok.sql}`,
     params: ok.params,
   };
 }
@@ -746,12 +828,14 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     byName: boolean,
     sort: Sql,
     acl?: Sql,
+    text?: { matches: RowMatcher; reads: number },
   ): SetWalkPage | undefined => {
     const need = offset + limit;
-    const ok = rowOkQuery(spec, acl);
-    const check = allConditions(spec, acl).sql === "1" ? undefined : prepared(ok).pluck();
+    const ok = text ? rowTextQuery(spec, acl) : rowOkQuery(spec, acl);
+    const check = !text && allConditions(spec, acl).sql === "1" ? undefined : prepared(ok).raw(true);
     const found: number[] = [];
     let last: unknown;
+    let reads = 0;
     for (const [rowid, key] of rows(q).iterate(...q.params) as IterableIterator<[number, unknown]>) {
       const k = byName ? nocase(key as string) : key;
       if (found.length >= need && k !== last)
@@ -761,7 +845,10 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
           complete: false,
           rows: found,
         };
-      if (check && check.get(rowid, ...ok.params) === undefined) continue;
+      if (text && ++reads > text.reads) return undefined;
+      const row = check?.get(rowid, ...ok.params) as [string, string, number] | undefined;
+      if (check && row === undefined) continue;
+      if (text && !text.matches(row![0], row![1], row![2] === 1)) continue;
       if (found.length >= need + SET_WALK_TIES) return undefined;
       found.push(rowid);
       last = k;
@@ -811,22 +898,94 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     return spannedMatches.get(spec) ?? undefined;
   };
 
-  /** By name or date, the set walk over every match of the search's text (matchSet), when it has one. */
-  const setPage = (org: string, spec: SearchSpec, estimated: number, acl?: Sql) => {
+  /**
+   * Of a text of several terms, the one whose set alone a set walk builds
+   * (its rows read and tested for the others: setWalk's `text`), where the
+   * sample says that costs less than the set of every term: "part 1", whose "1" holds 921k
+   * rows through its trigrams (~520 ms to build, then intersected with the
+   * 255k of "part"). Each term's matches among the sample's rows weigh its
+   * set. The rows the walk reads are the term's ahead of the page, where
+   * the sample places them in the walk's order (walkToPage over the sampled
+   * names or dates of the term's rows and of the search's matches: "mp3
+   * 320" by date, whose 320 kbit/s albums a scan reached late); by size, as
+   * many as the term's rows per match of the search. Of the terms, the one costing least; with
+   * the rows it may read before it gives up.
+   */
+  const narrowestTerm = (
+    org: string,
+    spec: SearchSpec,
+    need: number,
+    est: SetEstimate,
+  ): { term: string; reads: number } | undefined => {
+    const terms = textTerms(spec.text, MAX_TERMS);
+    if (terms.length < 2 || est.total <= 0 || spannedOf(org, spec)) return undefined;
+    const max = maxRowid();
+    const each = terms.map((t) => rowMatcher([t]));
+    const all = rowMatcher(terms);
+    const hits = terms.map(() => 0);
+    /** Each term's sampled rows' keys in the walk's order, and the text's (dates: ISO strings, ordered as names). */
+    const keys: string[][] = terms.map(() => []);
+    const textKeys: string[] = [];
+    const keyOf = (r: SampleRow) =>
+      spec.sortBy === "name" ? r[7] : spec.sortBy === "created_at" ? r[8] : r[9];
+    for (const part of ["first", "rest"] as const)
+      for (const r of sampleRows(org, max, part)) {
+        for (let i = 0; i < each.length; i++)
+          if (each[i]!(r[1], r[2], r[3] === 1)) {
+            hits[i]!++;
+            keys[i]!.push(keyOf(r));
+          }
+        if (all(r[1], r[2], r[3] === 1)) textKeys.push(keyOf(r));
+      }
+    const scale = sampleScale(max);
+    const desc = spec.sortOrder === "desc";
+    const candidates = hits.map((h, i) => {
+      const rows = h * scale;
+      // By name, the sampled matches' names with the filters applied; by date, the text's matches
+      // (the filters taken as spread evenly over them); by size, all of them spread evenly.
+      const reads =
+        spec.sortBy === "name"
+          ? walkToPage(keys[i]!, est.hitNames, desc, need, est.total, rows)
+          : spec.sortBy === "created_at" || spec.sortBy === "updated_at"
+            ? walkToPage(keys[i]!, textKeys, desc, need, est.total, rows)
+            : (need * rows) / est.total;
+      return { rows, reads };
+    });
+    const best = narrowestOf(candidates);
+    return best === undefined
+      ? undefined
+      : { term: terms[best]!, reads: NARROW_READS_MARGIN * candidates[best]!.reads };
+  };
+
+  /**
+   * By name or date, the set walk over every match of the search's text
+   * (matchSet), when it has one; first, where one term's rows are far fewer
+   * than the others' (narrowestTerm), over that term's set alone, each row
+   * read tested for the whole text, until it has read more than expected.
+   */
+  const setPage = (org: string, spec: SearchSpec, est: SetEstimate, acl?: Sql) => {
     const order = setOrder(spec);
-    const match = order && matchSet(org, spec, estimated);
+    const match = order && matchSet(org, spec, est.textMatches);
+    const over = (set: Sql, limit: number, offset: number, text?: { matches: RowMatcher; reads: number }) =>
+      setWalk(
+        spec,
+        limit,
+        offset,
+        setWalkQuery(org, order!, set),
+        spec.sortBy === "name",
+        searchOrder(spec),
+        acl,
+        text,
+      );
     return (
       match &&
-      ((limit: number, offset: number) =>
-        setWalk(
-          spec,
-          limit,
-          offset,
-          setWalkQuery(org, order!, match),
-          spec.sortBy === "name",
-          searchOrder(spec),
-          acl,
-        ))
+      ((limit: number, offset: number) => {
+        const narrow = narrowestTerm(org, spec, offset + limit, est);
+        const set = narrow && textSet(org, narrow.term, splitTerms(narrow.term, expand), inSomePath);
+        const matches = set && rowMatcher(textTerms(spec.text, MAX_TERMS));
+        const page = set && over(inSet(set), limit, offset, { matches: matches!, reads: narrow!.reads });
+        return page ?? over(match, limit, offset);
+      })
     );
   };
 
@@ -933,7 +1092,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         // The folders counted first, from the FTS index alone: past the bound the term is left out.
         if (indexCount(`path : (${termExpression(term)})`, NAME_BOUND_FOLDERS_MAX) > NAME_BOUND_FOLDERS_MAX)
           continue;
-        const child = value<string | null>(childNameBoundQuery(org, folders, desc));
+        const child = value<string | null>(childNameBoundQuery(org, folders, spec, desc));
         // Their children come before `past`: this term cannot move the walk on (its own names
         // are not counted: ~3 ms for a common word's 32k).
         if (child !== null && !further(child)) continue;
@@ -941,7 +1100,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       }
       const expr = `name : (${termExpression(term)})`;
       if (indexCount(expr, NAME_BOUND_OWN_MAX) > NAME_BOUND_OWN_MAX) continue;
-      const name = value<string | null>(ownNameBoundQuery(org, expr, desc));
+      const name = value<string | null>(ownNameBoundQuery(org, expr, spec, desc));
       if (name !== null) firsts.push(name);
       // A term nothing holds: no match at all, and no bound needed.
       if (firsts.length === 0) return undefined;
@@ -1390,7 +1549,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         // Largest first, the walk of the buckets' index over the set of every match: an entry costs
         // a lookup in the set, not a row read ("東京": ~26k rows read to find 50 among the larger
         // files, left to the general plan, which reads all of its 46k matches).
-        const viaSet = setPage(org, spec, est.textMatches, acl)?.(limit, offset);
+        const viaSet = setPage(org, spec, est, acl)?.(limit, offset);
         return viaSet && answer(viaSet, total);
       }
       const page = bySize(org, spec, limit, offset, most, test, est.sized, est.names, acl);
@@ -1419,7 +1578,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         const entries = NAMES_PER_MATCH * est.total;
         const walked = toPage();
         if (walked > entries) return undefined;
-        const viaSet = walked > 2 * est.total ? setPage(org, spec, est.textMatches, acl) : undefined;
+        const viaSet = walked > 2 * est.total ? setPage(org, spec, est, acl) : undefined;
         const named = viaSet
           ? viaSet(limit, offset)
           : namesWalk(org, spec, limit, offset, entries, est.names, acl);
@@ -1447,7 +1606,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         ? walk(org, spec, limit, offset, Math.max(walkBudget(expectedWalk), maxWalk), test, acl)
         : undefined;
     if (page) return answer(page, total);
-    const viaSet = setPage(org, spec, est.textMatches, acl)?.(limit, offset);
+    const viaSet = setPage(org, spec, est, acl)?.(limit, offset);
     return viaSet && answer(viaSet, total);
   };
 }
