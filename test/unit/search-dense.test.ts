@@ -8,6 +8,7 @@ import {
   namesOnlyQuery,
   narrowestOf,
   pathSpans,
+  pathTextCondition,
   walkQuery,
   walkToPage,
 } from "../../src/domain/search/search.dense.ts";
@@ -580,6 +581,127 @@ describe("dense search plan by size, most files empty", () => {
       expect(x.ids, JSON.stringify(i)).toEqual(y.ids);
       expect(x.ids.length, JSON.stringify(i)).toBeGreaterThan(0);
     }
+  });
+});
+
+/**
+ * By size, smallest first, where the empty files' matches begin far into
+ * the name order: a short term some folders' paths hold has no walk over
+ * its folders, and a walk reading the rows by name gives up; the set of
+ * its matches answers.
+ */
+describe("dense search plan by size, the empty files' matches late by name", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+  /** Letters for a number: names without digits. */
+  const letters = (i: number) =>
+    [...String(i * 7 + 1000)].map((d) => String.fromCharCode(97 + Number(d))).join("");
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-late-", [org]));
+    seedTree(db, org, [
+      // First by name, none holding a digit.
+      ...Array.from({ length: 2000 }, (_, i) => `/Early/${"abcde"[i % 5]}/aa ${letters(i)}.txt`),
+      // The matches: every file under a folder named with a "3", named after those.
+      ...Array.from({ length: 600 }, (_, i) => `/Docs/x3y${letters(i % 20)}/zz ${letters(i)}.txt`),
+      ...Array.from({ length: 60 }, (_, i) => ({
+        path: `/Docs/x3y${letters(i % 20)}/zz big ${letters(i)}.txt`,
+        size: 10 + i,
+      })),
+    ]);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  it("gives the general plan's pages", () => {
+    const dense = createSearchRepo(db, { ...ANY_DENSE, denseMaxWalk: 1100 });
+    const cases: Record<string, unknown>[] = [
+      { q: "3", sort_by: "size" },
+      { q: "3", sort_by: "size", offset: 7, limit: 11 },
+      { q: "3 zz", sort_by: "size", type: "file", limit: 25 },
+    ];
+    expectSamePages(dense, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
+  });
+});
+
+/**
+ * Text SQLite tests as the search does (no letters with a case, nothing a
+ * decomposition changes): the walks test it in SQL, reading no row into
+ * JavaScript, and by creation date walk as far as the sample places the page.
+ */
+describe("dense search plan, walks tested in SQL", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+  const other = newId();
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-tested-", [org, other]));
+    seedTree(db, org, [
+      // Written first: no "#" and no "(" anywhere in their paths.
+      ...Array.from({ length: 1500 }, (_, i) => `/TV/Show ${i % 30}/S${i % 9}E${i % 13} - ${i}.mkv`),
+      ...Array.from({ length: 900 }, (_, i) => ({
+        path: `/Docs/Report #${i % 45}/Draft ${i} (v${i % 3}).pdf`,
+        size: (i % 7) * 100,
+      })),
+      ...Array.from({ length: 300 }, (_, i) => `/Music/Band (${1990 + (i % 20)})/${i % 12} 東京 ${i}.flac`),
+      // "[" in 80 long names, and in the paths of the 400 files below them.
+      ...Array.from({ length: 400 }, (_, i) => `/Films/Movie [1080p] ${i % 80}/x${i}.mkv`),
+    ]);
+    seedTree(db, other, ["/Report #1/Draft (v1).pdf"]);
+    softDeleteSome(db, org, 25, 50);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  it("turns only such text into conditions on the path", () => {
+    expect(pathTextCondition("( #1")).toEqual({
+      sql: "instr(f.path, ?) > 0 AND instr(f.path, ?) > 0",
+      params: ["(", "#1"],
+    });
+    expect(pathTextCondition("東京 2019")?.params).toEqual(["東京", "2019"]);
+    // A letter with a case (folded: "AMÉLIE" finds "amelie"), a term with "/", one NFD changes.
+    expect(pathTextCondition("# draft")).toBeUndefined();
+    expect(pathTextCondition("#/1")).toBeUndefined();
+    expect(pathTextCondition("が")).toBeUndefined();
+  });
+
+  it("gives the general plan's pages, and its totals when it reads every row", () => {
+    // Every walk reading rows in JavaScript would give up at once.
+    const dense = createSearchRepo(db, { ...ANY_DENSE, denseMaxWalk: 1 });
+    const cases: Record<string, unknown>[] = [
+      { q: "#", sort_by: "created_at" },
+      { q: "(", sort_by: "created_at", offset: 40, limit: 30 },
+      { q: "# (", sort_by: "created_at", sort_order: "desc", limit: 9 },
+      { q: "#", sort_by: "updated_at", min_size: 200 },
+      { q: "(1", sort_by: "name", sort_order: "desc", limit: 12 },
+      { q: "東京", sort_by: "created_at", type: "file" },
+      // Past the last match, and past every match: the walk reads the whole order, and counts them.
+      { q: "東京", sort_by: "created_at", offset: 270 },
+      { q: "東京", sort_by: "created_at", offset: 400 },
+    ];
+    expectSamePages(
+      createSearchRepo(db, { ...ANY_DENSE, denseMaxWalk: 100_000 }),
+      createSearchRepo(db, ONLY_GENERAL),
+      org,
+      cases,
+      { plan: "dense" },
+    );
+    // With a budget of one row, the walk by date goes as far as the sample places the page.
+    expectSamePages(dense, createSearchRepo(db, ONLY_GENERAL), org, cases.slice(0, 2), { plan: "dense" });
+  });
+
+  it("by relevance, walks from the shortest names tested in SQL, or the set of the few names holding a term", () => {
+    // No set of every match may be built: the walk from the shortest names, tested in SQL, or, for
+    // "[", in few names but many paths, the set of the names holding it.
+    const dense = createSearchRepo(db, { ...ANY_DENSE, denseSetMax: 200 });
+    const cases: Record<string, unknown>[] = [
+      { q: "#", sort_by: "relevance", limit: 20 },
+      { q: "( 1", sort_by: "relevance", offset: 3, limit: 7 },
+      { q: "東京", sort_by: "relevance", path: "/Music", limit: 20 },
+      { q: "[", sort_by: "relevance", limit: 70 },
+      { q: "[", sort_by: "relevance", offset: 60, limit: 15 },
+    ];
+    expectSamePages(dense, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
   });
 });
 

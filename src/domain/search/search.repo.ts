@@ -213,6 +213,12 @@ export interface SearchPlanOptions {
    * again from the first name a match can have (search.dense.ts nameBound).
    */
   denseFolderWalkFirst: number;
+  /**
+   * Most matches the sample may expect for its set walks (search.sets.ts):
+   * SQLite builds the set, ~0.5-1 µs a member, before the walk reads its
+   * first row.
+   */
+  denseSetMax: number;
   /** Whether the folder-terms plan (search.folders.ts) may be used. */
   folders: boolean;
   /** Whether the large-files plan (search.large.ts) may be used. */
@@ -256,6 +262,7 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   denseMaxWalk: 3000,
   denseMinTotal: EXACT_TOTAL_BOUND,
   denseFolderWalkFirst: 16_384,
+  denseSetMax: 250_000,
   folders: true,
   large: true,
   runs: true,
