@@ -18,7 +18,8 @@
  * -l 50` over the same tree's paths (built once with plocate-build) for the
  * shapes without filters or sorts, process start included, as in
  * search.ts. Then a second, seeded set of other words and variants
- * (OTHER_TERMS), reported apart. Hashing is off (searches need no hash; it would share the
+ * (OTHER_TERMS), reported apart, and two more (THIRD_TERMS, FOURTH_TERMS:
+ * every variant of both sets). Hashing is off (searches need no hash; it would share the
  * CPUs with them). Prints p50/p95/p99/max and the slowest shapes, writes
  * bench-results/search-rest.json, and figures for the harness in
  * BENCH_RESULTS_FILE.
@@ -122,6 +123,30 @@ const OTHER_VARIANTS: Record<string, string>[] = [
   { path: `/${FOLDER}/TV Shows`, sort_by: "updated_at", sort_order: "desc" },
 ];
 
+/**
+ * Two more sets, each term with every variant of both sets above, reported
+ * apart: new words and phrases (a word with a number, a common word with a
+ * filter, words of folders' names), and single characters, punctuation,
+ * digits, CJK and short pairs. They found the outliers of a search made
+ * for the sets above (0.3-0.9 s: docs/performance.md).
+ */
+const THIRD_TERMS = [
+  ...["kraków", "krakow", "são paulo", "blade runner", "spirited", "director's cut", "extended"],
+  ...["remastered", "jóga", "cosmos", "fargo", "dark", "planet earth", "invoice 2020", "contract"],
+  ...["report", "scan", "old", "edited", "720p", "web-dl", "24-96", "mp3 320", "s12", "e05"],
+  ...["img_2020", ".dng", ".mov", ".iso", ".deb", "dup", "part 1", "grand", "07", "5", "z", "é"],
+  ...["東", "夜", "🎉 party", "budapest", "2160", "1999", "(", ")", "[", "–", "co", "ra", "ño"],
+  ...["千", "고", "ё", "1985", "season", "e01", "s01e01", "dsc", "copy 12", "hits", "cello suites"],
+  ...["отец крёстный", "munchen", "ölafur", "arnalds 2016"],
+];
+const FOURTH_TERMS = [
+  ...["a", "b", "c", "d", "k", "m", "x", "z", "0", "1", "2", "3", "5", "7", "9", "-", "_", "."],
+  ...["#", "(", "[", "]", "&", "'", ",", "!", "+", "@", "~", "–", "é", "ö", "ñ", "ß", "東", "夜"],
+  ...["猫", "の", "고", "ё", "α", "🎉", "🌅", "ab", "zo", "19", "05", "e0", "s0", "東京", "夜景"],
+  ...["_2", "(c", "é ö", "a b", "1 2"],
+];
+const ALL_VARIANTS = [...VARIANTS, ...OTHER_VARIANTS.filter((v) => Object.keys(v).length > 0)];
+
 /** Four of OTHER_VARIANTS for each of OTHER_TERMS, drawn by a seeded generator (mulberry32). */
 function otherShapes(seed = 7): Record<string, string>[] {
   let state = seed >>> 0;
@@ -190,8 +215,12 @@ async function main(): Promise<void> {
   const a = await startAttic({ dataDir, unpinned: true });
   const shapes = TERMS.flatMap((q) => VARIANTS.map((v) => ({ q, ...v })));
   const others = otherShapes();
+  const third = THIRD_TERMS.flatMap((q) => ALL_VARIANTS.map((v) => ({ q, ...v })));
+  const fourth = FOURTH_TERMS.flatMap((q) => ALL_VARIANTS.map((v) => ({ q, ...v })));
   const results: { shape: Record<string, string>; ms: number; total: number; estimated: boolean }[] = [];
   const otherResults: typeof results = [];
+  const thirdResults: typeof results = [];
+  const fourthResults: typeof results = [];
   let rss = 0;
   let root = "";
   try {
@@ -199,8 +228,16 @@ async function main(): Promise<void> {
     root = folder.path;
     // The search index's merge after a big scan runs while the server is quiet (index-merge.ts).
     await new Promise((r) => setTimeout(r, 5000));
-    say(`search-rest: ${shapes.length} shapes, then ${others.length} others, × ${RUNS} through REST`);
-    for (const [i, shape] of [...shapes, ...others].entries()) {
+    say(
+      `search-rest: ${shapes.length} shapes, then ${others.length}, ${third.length} and ${fourth.length} others, × ${RUNS} through REST`,
+    );
+    const sets = [
+      ...shapes.map(() => results),
+      ...others.map(() => otherResults),
+      ...third.map(() => thirdResults),
+      ...fourth.map(() => fourthResults),
+    ];
+    for (const [i, shape] of [...shapes, ...others, ...third, ...fourth].entries()) {
       const path = `/api/v1/search?${new URLSearchParams(shape)}`;
       const times: number[] = [];
       let body = { total: 0, total_is_estimate: false };
@@ -211,7 +248,7 @@ async function main(): Promise<void> {
         if (r.status !== 200) throw new Error(`${path}: ${r.status} ${JSON.stringify(r.body)}`);
         body = r.body as typeof body;
       }
-      (i < shapes.length ? results : otherResults).push({
+      sets[i]!.push({
         shape,
         ms: median(times),
         total: body.total,
@@ -280,20 +317,28 @@ async function main(): Promise<void> {
       "no reference (sorts, filters)",
     );
   }
-  const otherMs = otherResults.map((r) => r.ms);
-  for (const p of [50, 95, 99, 100]) {
-    add(
-      `REST search, ${otherResults.length} other shapes, ${p === 100 ? "max" : `p${p}`}`,
-      percentile(otherMs, p),
-      otherMs,
-      Number.NaN,
-      "no reference (sorts, filters)",
-    );
+  for (const [name, set] of [
+    ["other", otherResults],
+    ["third-set", thirdResults],
+    ["fourth-set", fourthResults],
+  ] as const) {
+    const ms = set.map((r) => r.ms);
+    for (const p of [50, 95, 99, 100]) {
+      add(
+        `REST search, ${set.length} ${name} shapes, ${p === 100 ? "max" : `p${p}`}`,
+        percentile(ms, p),
+        ms,
+        Number.NaN,
+        "no reference (sorts, filters)",
+      );
+    }
   }
   for (const f of figures) printFigure(f);
   for (const [name, set] of [
     ["the first set", results],
     ["the other set", otherResults],
+    ["the third set", thirdResults],
+    ["the fourth set", fourthResults],
   ] as const) {
     say(`  ${name}: max ${Math.max(...set.map((r) => r.ms)).toFixed(1)} ms; slowest shapes:`);
     for (const r of [...set].sort((x, y) => y.ms - x.ms).slice(0, Number(args.top)))
@@ -304,7 +349,7 @@ async function main(): Promise<void> {
   mkdirSync(join(ROOT, "bench-results"), { recursive: true });
   writeFileSync(
     join(ROOT, "bench-results/search-rest.json"),
-    `${JSON.stringify({ date: new Date().toISOString(), tree: TREE, runs: RUNS, results, otherResults, plocateMs }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), tree: TREE, runs: RUNS, results, otherResults, thirdResults, fourthResults, plocateMs }, null, 2)}\n`,
   );
   if (process.env.BENCH_RESULTS_FILE) writeFileSync(process.env.BENCH_RESULTS_FILE, JSON.stringify(figures));
 }
