@@ -310,6 +310,22 @@ export function testedWalkQuery(
 }
 
 /**
+ * walkQuery's rows among the first `budget` of the order that pass the
+ * search's other conditions (filters, grants), tested in SQL: only those
+ * are handed to JavaScript, to test the text on.
+ */
+export function filteredWalkQuery(
+  organizationId: string,
+  spec: SearchSpec,
+  budget: number,
+  acl?: Sql,
+  within?: Sql,
+): Sql {
+  const q = walkQuery(organizationId, spec, acl, within);
+  return { sql: `SELECT * FROM (${q.sql} LIMIT ?) WHERE ok`, params: [...q.params, Math.floor(budget)] };
+}
+
+/**
  * How many of the first `most` + 1 entries of `index` in `order` (within
  * `range` and `within`) a walk reads, counted from the index alone: more
  * than `most` when a walk tested in SQL stopped at its budget.
@@ -648,6 +664,13 @@ const MATCHES_PER_WALKED_ROW = 16;
  */
 const TESTED_ROWS_PER_MATCH = 3;
 
+/**
+ * Rows a walk whose filters SQLite tests (filteredWalkQuery, ~0.4-0.7 µs a
+ * row read at random) may read for each match of the text the set walk
+ * would build its set of (~0.7 µs a member).
+ */
+const FILTERED_ROWS_PER_MATCH = 0.5;
+
 /** Rows tying with a set walk's page past it that it reads before giving up (each is sorted with the page). */
 const SET_WALK_TIES = 5000;
 
@@ -696,10 +719,16 @@ const nocase = (name: string) => name.replace(/[A-Z]+/g, (m) => m.toLowerCase())
 /**
  * Rowids and names of the organization's live rows in the name index's
  * order (directories' own index for directories only), the index alone
- * read: rows equal case-folded come in rowid order (namesWalk sorts its
- * page).
+ * read for each name the terms are tested on, the row only for a name that
+ * holds them, to test `conditions` (filters, grants): rows equal
+ * case-folded come in rowid order (namesWalk sorts its page).
  */
-export function namesOnlyQuery(organizationId: string, spec: SearchSpec, bound?: string): Sql {
+export function namesOnlyQuery(
+  organizationId: string,
+  spec: SearchSpec,
+  bound?: string,
+  conditions?: Sql,
+): Sql {
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
   const dirs = spec.type === "directory";
   // Names up to `bound` in the walk's order, when given (the walk's most).
@@ -709,33 +738,13 @@ export function namesOnlyQuery(organizationId: string, spec: SearchSpec, bound?:
       : [{ sql: `f.name COLLATE NOCASE ${dir === "DESC" ? ">=" : "<="} ?`, params: [bound] }];
   // Each term tested on the index's name by SQLite itself: only matching names come back.
   const terms = [...upTo, ...textTerms(spec.text, MAX_TERMS).map((t) => containsCondition("f.name", t))];
+  if (conditions && conditions.sql !== "1") terms.push(conditions);
   return {
     sql:
       `SELECT f.rowid, f.name FROM files f INDEXED BY ${dirs ? "files_live_dirs_idx" : "files_live_name_idx"} ` +
       `WHERE ${LIVE}${dirs ? " AND f.type = 'directory'" : ""}${terms.map((t) => ` AND ${t.sql}`).join("")} ` +
       `ORDER BY f.name COLLATE NOCASE ${dir}`,
     params: [organizationId, ...terms.flatMap((t) => t.params)],
-  };
-}
-
-/** The row `rowid` if it passes the search's conditions other than its text (1), else nothing. */
-export function rowOkQuery(spec: SearchSpec, acl?: Sql): Sql {
-  const ok = allConditions(spec, acl);
-  return {
-    sql: `SELECT 1 FROM files f WHERE f.rowid = ? AND f.is_deleted = 0 AND ${ok.sql}`,
-    params: ok.params,
-  };
-}
-
-/**
- * The row `rowid`'s path, name and whether it is a directory, if it passes
- * the search's conditions other than its text; else nothing.
- */
-export function rowTextQuery(spec: SearchSpec, acl?: Sql): Sql {
-  const ok = allConditions(spec, acl);
-  return {
-    sql: `SELECT f.path, f.name, f.type = 'directory' FROM files f WHERE f.rowid = ? AND f.is_deleted = 0 AND ${ok.sql}`,
-    params: ok.params,
   };
 }
 
@@ -905,16 +914,13 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     const need = offset + limit;
     const bound =
       spec.type === "directory" ? undefined : nameAt(names, spec.sortOrder === "desc", entries / live);
-    const q = namesOnlyQuery(org, spec, bound);
-    const ok = rowOkQuery(spec, acl);
-    const okStmt = prepared(ok).pluck();
+    const q = namesOnlyQuery(org, spec, bound, allConditions(spec, acl));
     const found: number[] = [];
     let last: string | undefined;
     const order = searchOrder(spec);
     for (const [rowid, name] of rows(q).iterate(...q.params) as IterableIterator<[number, string]>) {
       if (found.length >= need && nocase(name) !== last)
         return { ids: pageOf(order, found, limit, offset), matched: found.length, complete: false };
-      if (okStmt.get(rowid, ...ok.params) === undefined) continue;
       found.push(rowid);
       last = nocase(name);
     }
@@ -931,29 +937,30 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    * The page from `q`, a walk of an index in the search's order over the
    * rows of a set alone (search.sets.ts: SQLite tests each entry against
    * the set it built, before reading its row; rowid and key, the key a name
-   * compared case-folded when `byName`), each row read then checked for the
-   * search's other conditions, until the page is held and the rows tying
-   * with its last key are read; the page is then sorted in `sort` (the
+   * compared case-folded when `byName`), each row it keeps read and checked
+   * for the search's other conditions in the same statement (a statement a
+   * row took ~10 µs: "e" between 100 and 400 bytes read 13.8k rows of its
+   * set in 138 ms on a 200k library), and with `text` (its rows' paths and
+   * names, setWalkQuery `texted`) tested for the whole text, until the page
+   * is held and the rows tying with its last key are read; the page is then sorted in `sort` (the
    * general plan's order). Complete when the walk read every row of the
    * set; undefined when the ties past the page grow beyond SET_WALK_TIES.
    */
   const setWalk = (
-    spec: SearchSpec,
     limit: number,
     offset: number,
     q: Sql,
     byName: boolean,
     sort: Sql,
-    acl?: Sql,
     text?: { matches: RowMatcher; reads: number },
   ): SetWalkPage | undefined => {
     const need = offset + limit;
-    const ok = text ? rowTextQuery(spec, acl) : rowOkQuery(spec, acl);
-    const check = !text && allConditions(spec, acl).sql === "1" ? undefined : prepared(ok).raw(true);
     const found: number[] = [];
     let last: unknown;
     let reads = 0;
-    for (const [rowid, key] of rows(q).iterate(...q.params) as IterableIterator<[number, unknown]>) {
+    for (const [rowid, key, path, name, dir] of rows(q).iterate(...q.params) as IterableIterator<
+      [number, unknown, string, string, number]
+    >) {
       const k = byName ? nocase(key as string) : key;
       if (found.length >= need && k !== last)
         return {
@@ -963,9 +970,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
           rows: found,
         };
       if (text && ++reads > text.reads) return undefined;
-      const row = check?.get(rowid, ...ok.params) as [string, string, number] | undefined;
-      if (check && row === undefined) continue;
-      if (text && !text.matches(row![0], row![1], row![2] === 1)) continue;
+      if (text && !text.matches(path, name, dir === 1)) continue;
       if (found.length >= need + SET_WALK_TIES) return undefined;
       found.push(rowid);
       last = k;
@@ -1086,13 +1091,11 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     const match = order && matchSet(org, spec, est.textMatches);
     const over = (set: Sql, limit: number, offset: number, text?: { matches: RowMatcher; reads: number }) =>
       setWalk(
-        spec,
         limit,
         offset,
-        setWalkQuery(org, order!, set),
+        setWalkQuery(org, order!, set, allConditions(spec, acl), text !== undefined),
         spec.sortBy === "name",
         searchOrder(spec),
-        acl,
         text,
       );
     return (
@@ -1174,13 +1177,11 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       params: conds.flatMap((c) => c.params),
     };
     return setWalk(
-      spec,
       limit,
       offset,
-      setWalkQuery(org, setOrder(spec)!, walked),
+      setWalkQuery(org, setOrder(spec)!, walked, allConditions(spec, acl)),
       true,
       searchOrder(spec),
-      acl,
     );
   };
 
@@ -1372,7 +1373,14 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     const text = pathTextCondition(spec.text);
     if (text) return testedWalk(org, spec, limit, offset, budget, text, acl);
     const ids: string[] = [];
-    const q = walkQuery(org, spec, acl, withinSpan(org, spec));
+    const within = withinSpan(org, spec);
+    // With filters or grants, the rows failing them are passed in SQL (~0.4 µs a row, against ~1.2
+    // handed to JavaScript): "e" between 100 and 400 bytes, where a music library's empty "01 …"
+    // tracks come first by name. The budget is then the subquery's limit.
+    const filtered = allConditions(spec, acl).sql !== "1";
+    const q = filtered
+      ? filteredWalkQuery(org, spec, budget, acl, within)
+      : walkQuery(org, spec, acl, within);
     let walked = 0;
     let matched = 0;
     for (const c of rows(q).iterate(...q.params) as IterableIterator<Candidate>) {
@@ -1381,6 +1389,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       if (matched++ >= offset) ids.push(c[0]);
       if (ids.length === limit) return { ids, matched, complete: false };
     }
+    if (filtered && value<number>(walkedRowsQuery(org, spec, budget, within)) > budget) return undefined;
     return { ids, matched, complete: true };
   };
 
@@ -1496,7 +1505,14 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
   ): number[] | undefined => {
     const match = matchSet(org, spec, estimated);
     const page =
-      match && setWalk(spec, need, 0, setWalkQuery(org, setOrder(spec)!, match), false, SHORTEST_FIRST, acl);
+      match &&
+      setWalk(
+        need,
+        0,
+        setWalkQuery(org, setOrder(spec)!, match, allConditions(spec, acl)),
+        false,
+        SHORTEST_FIRST,
+      );
     return page?.rows.filter((r) => !named.has(r));
   };
 
@@ -1507,12 +1523,13 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    * sample says the walk would cost more), else the walk of the order's
    * index testing each entry against the set.
    */
-  const nameSetQuery = (org: string, spec: SearchSpec, set: Sql, walkLonger = false): Sql => {
+  const nameSetQuery = (org: string, spec: SearchSpec, set: Sql, walkLonger: boolean, acl?: Sql): Sql => {
     const order = setOrder(spec)!;
-    if (walkLonger) return setRowsQuery(org, order, set);
+    const conditions = allConditions(spec, acl);
+    if (walkLonger) return setRowsQuery(org, order, set, conditions);
     const count = countUpTo({ sql: `FROM (${set.sql})`, params: set.params }, options.denseFewRows);
     const few = (prepared(count).get(...count.params) as { n: number }).n <= options.denseFewRows;
-    return few ? setRowsQuery(org, order, set) : setWalkQuery(org, order, inSet(set));
+    return few ? setRowsQuery(org, order, set, conditions) : setWalkQuery(org, order, inSet(set), conditions);
   };
 
   /** The page `offset`, `limit` of the rows `rowids`, in `order`. */
@@ -1716,8 +1733,8 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         // Beyond a set's reach (or a term without one), the exact plans.
         return undefined;
       }
-      const byLength = set && nameSetQuery(org, spec, set, walked > ENTRIES_PER_SET_ROW * setRows);
-      const page = byLength && setWalk(spec, limit, offset, byLength, false, SHORTEST_FIRST, acl);
+      const byLength = set && nameSetQuery(org, spec, set, walked > ENTRIES_PER_SET_ROW * setRows, acl);
+      const page = byLength && setWalk(limit, offset, byLength, false, SHORTEST_FIRST);
       if (!page) return undefined;
       if (page.matched >= offset + limit) return { ids: page.ids, total, estimated: true };
       // The page reaches past them (a word of folders' names, "photos": few names hold it). The
@@ -1822,24 +1839,31 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     // A walk tested in SQL (testedWalk) by creation date reads rows in about the order a scan wrote
     // them, each for about a third of what the exact plans pay a match: where the sample places the
     // page within three rows a match ("(": 350k rows before its first match, where the general
-    // plan read 690k in 550 ms), as far as twice that. Not where it places the page further ("#":
-    // 875k rows before its first). Other orders read rows all over the table, for as much as
-    // the exact plans pay a match.
-    const placed =
-      spec.sortBy === "created_at" && pathTextCondition(spec.text)
-        ? walkToPage(
+    // plan read 690k in 550 ms), it goes as far as twice that; not further ("#": 875k rows before
+    // its first). Walks of other orders tested in SQL, and walks whose filters SQLite tests (the
+    // rows failing them never handed to JavaScript), read rows all over the table (~0.4-0.7 µs
+    // each): up to half a row a match. "e" or "0" between 100 and 400 bytes in a library whose
+    // empty music tracks ("01 …") come first by name, where the set of the matches is nearly every
+    // row: 150-160 -> 14-17 ms at 200k rows; "#" by name, its page 200k names in, is left to the
+    // set walk (2.5x faster there).
+    const tested = pathTextCondition(spec.text) !== undefined;
+    const extendable =
+      !spec.path && spec.sortBy !== "size" && (tested || allConditions(spec, acl).sql !== "1");
+    const placed = !extendable
+      ? 0
+      : spec.sortBy === "name"
+        ? toPage()
+        : walkToPage(
             est.dates,
             est.hitDates,
             spec.sortOrder === "desc",
             offset + limit,
             est.total,
             maxRowid(),
-          )
-        : 0;
+          );
+    const perMatch = tested && spec.sortBy === "created_at" ? TESTED_ROWS_PER_MATCH : FILTERED_ROWS_PER_MATCH;
     const reach =
-      placed > 0 && 1.5 * placed <= TESTED_ROWS_PER_MATCH * est.textMatches
-        ? Math.max(maxWalk, 2 * placed)
-        : maxWalk;
+      placed > 0 && 1.5 * placed <= perMatch * est.textMatches ? Math.max(maxWalk, 2 * placed) : maxWalk;
     const page =
       expectedWalk <= reach
         ? walk(org, spec, limit, offset, Math.max(walkBudget(expectedWalk), reach), test, acl)

@@ -154,19 +154,37 @@ export function setOrder(spec: SearchSpec): SetOrder | undefined {
 /** The rows of `set` (a subquery of rowids), as a condition on `f` an index's entry can be tested by. */
 export const inSet = (set: Sql): Sql => ({ sql: `f.rowid IN (${set.sql})`, params: set.params });
 
+/** The columns a set walk reads: rowid and key, and with `texted` a row's path, name and whether a directory. */
+const walkColumns = (order: SetOrder, texted: boolean) =>
+  `f.rowid, ${order.key}${texted ? ", f.path, f.name, f.type = 'directory'" : ""}`;
+
+/** `conditions` (on the row: filters, grants) as a clause of a WHERE; nothing when there are none. */
+const rowClause = (conditions?: Sql): Sql =>
+  conditions && conditions.sql !== "1"
+    ? { sql: ` AND ${conditions.sql}`, params: conditions.params }
+    : { sql: "", params: [] };
+
 /**
  * Rowids and keys of the organization's live rows passing `match` (inSet, or
  * folderMatch: conditions on the columns `order`'s index holds, so that an
- * entry is tested before its row is read), in `order` (ties in no useful
- * order).
+ * entry is tested before its row is read) and `conditions` (on the row, read
+ * only for an entry `match` keeps), in `order` (ties in no useful order);
+ * with `texted`, each row's path, name and whether a directory too.
  */
-export function setWalkQuery(organizationId: string, order: SetOrder, match: Sql): Sql {
+export function setWalkQuery(
+  organizationId: string,
+  order: SetOrder,
+  match: Sql,
+  conditions?: Sql,
+  texted = false,
+): Sql {
+  const row = rowClause(conditions);
   return {
     sql:
-      `SELECT f.rowid, ${order.key} FROM files f INDEXED BY ${order.index} ` +
-      `WHERE f.organization_id = ? AND f.is_deleted = 0 AND ${order.range} AND ${match.sql} ` +
+      `SELECT ${walkColumns(order, texted)} FROM files f INDEXED BY ${order.index} ` +
+      `WHERE f.organization_id = ? AND f.is_deleted = 0 AND ${order.range} AND ${match.sql}${row.sql} ` +
       `ORDER BY ${order.key} ${order.dir}`,
-    params: [organizationId, ...match.params],
+    params: [organizationId, ...match.params, ...row.params],
   };
 }
 
@@ -177,12 +195,13 @@ export function setWalkQuery(organizationId: string, order: SetOrder, match: Sql
  * every entry of the order's index that the set lacks (~0.06 µs each: ~60
  * ms over 1M rows for the one name holding "photos").
  */
-export function setRowsQuery(organizationId: string, order: SetOrder, set: Sql): Sql {
+export function setRowsQuery(organizationId: string, order: SetOrder, set: Sql, conditions?: Sql): Sql {
+  const row = rowClause(conditions);
   return {
     sql:
-      `SELECT f.rowid, ${order.key} FROM files f NOT INDEXED WHERE f.rowid IN (${set.sql}) ` +
-      `AND f.organization_id = ? AND f.is_deleted = 0 AND ${order.range} ORDER BY ${order.key} ${order.dir}`,
-    params: [...set.params, organizationId],
+      `SELECT ${walkColumns(order, false)} FROM files f NOT INDEXED WHERE f.rowid IN (${set.sql}) ` +
+      `AND f.organization_id = ? AND f.is_deleted = 0 AND ${order.range}${row.sql} ORDER BY ${order.key} ${order.dir}`,
+    params: [...set.params, organizationId, ...row.params],
   };
 }
 
