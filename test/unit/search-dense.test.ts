@@ -747,6 +747,40 @@ describe("dense search plan, walks filtered in SQL", () => {
   });
 });
 
+/**
+ * A camera's names all have one length ("IMG_0001.JPG"): by relevance, the
+ * rows tying on the page's last length are more than a set walk reads, and
+ * their first by name come from the name index instead.
+ */
+describe("dense search plan by relevance, names of one length by the thousand", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-ties-", [org]));
+    seedTree(db, org, [
+      ...Array.from({ length: 6200 }, (_, i) => `/Camera/${i % 31}/IMG_${String(i).padStart(4, "0")}.JPG`),
+      ...Array.from({ length: 300 }, (_, i) => `/Docs/img notes ${i}.txt`),
+      ...Array.from({ length: 300 }, (_, i) => `/Docs/x${i}.txt`),
+    ]);
+    softDeleteSome(db, org, 30, 60);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  it("gives the general plan's pages", () => {
+    const cases: Record<string, unknown>[] = [
+      { q: "img", sort_by: "relevance" },
+      { q: "jpg", sort_by: "relevance", offset: 100, limit: 30 },
+      { q: "_", sort_by: "relevance", limit: 200 },
+      { q: "img", sort_by: "relevance", path: "/Camera" },
+    ];
+    expectSamePages(createSearchRepo(db, ANY_DENSE), createSearchRepo(db, ONLY_GENERAL), org, cases, {
+      plan: "dense",
+    });
+  });
+});
+
 describe("how many rows a walk of the size buckets reads, from the sample", () => {
   // 100 sampled rows standing for 1000: 90 empty files (bucket 100), none a match, then ten of a
   // few bytes (buckets 101-110), each a match.
