@@ -3,6 +3,7 @@ import { maxRowidQuery } from "./search.broad.ts";
 import { containsCondition } from "./search.contains.ts";
 import { type RowMatcher, rowMatcher } from "./search.match.ts";
 import {
+  andClause,
   countUpTo,
   EXACT_BUCKETS_BELOW,
   type Expand,
@@ -240,7 +241,7 @@ export function walkQuery(organizationId: string, spec: SearchSpec, acl?: Sql, w
   const walked = walkedRange(spec);
   const ok = allConditions(spec, acl);
   const { index, order } = walkOrder(spec)!;
-  const span = spanned(within);
+  const span = andClause(within);
   return {
     sql:
       `SELECT ${columns(ok, { sql: "1", params: [] })} FROM files f INDEXED BY ${index} ` +
@@ -248,14 +249,6 @@ export function walkQuery(organizationId: string, spec: SearchSpec, acl?: Sql, w
     params: [...ok.params, organizationId, ...walked.params, ...span.params],
   };
 }
-
-/**
- * `within` (a condition on an entry's rowid: the span of the path filter's
- * folder, search.span.ts) as a clause of a walk's WHERE: the entries outside
- * it are passed without their rows being read.
- */
-const spanned = (within?: Sql): Sql =>
-  within ? { sql: ` AND ${within.sql}`, params: within.params } : { sql: "", params: [] };
 
 /**
  * The text as a condition on `f.path` (or `column`: a name) that SQLite
@@ -291,7 +284,7 @@ export function testedWalkQuery(
   const walked = walkedRange(spec);
   const ok = allConditions(spec, acl);
   const { index, order } = walkOrder(spec)!;
-  const span = spanned(within);
+  const span = andClause(within);
   return {
     sql:
       `SELECT r FROM (SELECT f.rowid AS r, (${ok.sql}) AND ${text.sql} AS hit FROM files f INDEXED BY ${index} ` +
@@ -338,7 +331,7 @@ function entriesQuery(
   most: number,
   within?: Sql,
 ): Sql {
-  const span = spanned(within);
+  const span = andClause(within);
   return {
     sql:
       `SELECT count(*) FROM (SELECT 1 FROM files f INDEXED BY ${index} ` +
@@ -361,7 +354,7 @@ export function walkedRowsQuery(organizationId: string, spec: SearchSpec, most: 
  */
 export function lengthWalkQuery(organizationId: string, spec: SearchSpec, acl?: Sql, within?: Sql): Sql {
   const ok = allConditions(spec, acl);
-  const span = spanned(within);
+  const span = andClause(within);
   return {
     sql:
       `SELECT f.rowid AS r, f.path AS path, f.name AS name, f.type = 'directory' AS dir, (${ok.sql}) AS ok, ` +
@@ -385,7 +378,7 @@ export function testedLengthWalkQuery(
   within?: Sql,
 ): Sql {
   const ok = allConditions(spec, acl);
-  const span = spanned(within);
+  const span = andClause(within);
   return {
     sql:
       `SELECT r, len FROM (SELECT f.rowid AS r, length(f.name) AS len, (${ok.sql}) AND ${named.sql} AS hit ` +
@@ -418,12 +411,12 @@ export function lengthTiesQuery(
   conditions: Sql,
   want: number,
 ): Sql {
-  const row = conditions.sql === "1" ? "" : ` AND ${conditions.sql}`;
+  const row = andClause(conditions);
   return {
     sql:
       `SELECT f.rowid FROM files f INDEXED BY files_live_name_idx WHERE ${LIVE} AND length(f.name) = ? ` +
-      `AND f.rowid IN (${set.sql})${row} ORDER BY f.name COLLATE NOCASE, f.id LIMIT ?`,
-    params: [organizationId, length, ...set.params, ...conditions.params, want],
+      `AND f.rowid IN (${set.sql})${row.sql} ORDER BY f.name COLLATE NOCASE, f.id LIMIT ?`,
+    params: [organizationId, length, ...set.params, ...row.params, want],
   };
 }
 
@@ -437,7 +430,7 @@ export function bucketWalkQuery(organizationId: string, spec: SearchSpec, acl?: 
   const dir = spec.sortOrder === "desc" ? "DESC" : "ASC";
   // The buckets that can hold sizes within the search's bounds (the rows' own filter is exact).
   const [lowest, highest] = sizeBuckets(spec);
-  const span = spanned(within);
+  const span = andClause(within);
   return {
     sql:
       `SELECT f.rowid AS r, f.path AS path, f.name AS name, f.type = 'directory' AS dir, (${ok.sql}) AS ok, ` +
@@ -760,13 +753,13 @@ export function namesOnlyQuery(
       : [{ sql: `f.name COLLATE NOCASE ${dir === "DESC" ? ">=" : "<="} ?`, params: [bound] }];
   // Each term tested on the index's name by SQLite itself: only matching names come back.
   const terms = [...upTo, ...textTerms(spec.text, MAX_TERMS).map((t) => containsCondition("f.name", t))];
-  if (conditions && conditions.sql !== "1") terms.push(conditions);
+  const row = andClause(conditions);
   return {
     sql:
       `SELECT f.rowid, f.name FROM files f INDEXED BY ${dirs ? "files_live_dirs_idx" : "files_live_name_idx"} ` +
-      `WHERE ${LIVE}${dirs ? " AND f.type = 'directory'" : ""}${terms.map((t) => ` AND ${t.sql}`).join("")} ` +
+      `WHERE ${LIVE}${dirs ? " AND f.type = 'directory'" : ""}${terms.map((t) => ` AND ${t.sql}`).join("")}${row.sql} ` +
       `ORDER BY f.name COLLATE NOCASE ${dir}`,
-    params: [organizationId, ...terms.flatMap((t) => t.params)],
+    params: [organizationId, ...terms.flatMap((t) => t.params), ...row.params],
   };
 }
 
@@ -959,14 +952,15 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    * The page from `q`, a walk of an index in the search's order over the
    * rows of a set alone (search.sets.ts: SQLite tests each entry against
    * the set it built, before reading its row; rowid and key, the key a name
-   * compared case-folded when `byName`), each row it keeps read and checked
-   * for the search's other conditions in the same statement (a statement a
-   * row took ~10 µs: "e" between 100 and 400 bytes read 13.8k rows of its
-   * set in 138 ms on a 200k library), and with `text` (its rows' paths and
-   * names, setWalkQuery `texted`) tested for the whole text, until the page
-   * is held and the rows tying with its last key are read; the page is then sorted in `sort` (the
-   * general plan's order). Complete when the walk read every row of the
-   * set; undefined when the ties past the page grow beyond SET_WALK_TIES.
+   * compared case-folded when `byName`), the search's other conditions
+   * tested in the same statement (setWalkQuery's `conditions`), and with
+   * `text` (the rows' paths and names, setWalkQuery `texted`) each row
+   * tested for the whole text in JavaScript, until the page is held and the
+   * rows tying with its last key are read; the page is then sorted in `sort`
+   * (the general plan's order). Complete when the walk read every row of
+   * the set. Past SET_WALK_TIES rows tying with the page's last key, the
+   * first of them come from `ties` (the key and how many), or without it
+   * the walk gives up (undefined).
    */
   const setWalk = (
     limit: number,
@@ -1077,7 +1071,9 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     if (terms.length < 2 || est.total <= 0 || spannedOf(org, spec)) return undefined;
     const max = maxRowid();
     const each = terms.map((t) => rowMatcher([t]));
-    const all = rowMatcher(terms);
+    const byDate = spec.sortBy === "created_at" || spec.sortBy === "updated_at";
+    // By name the estimate's own sampled names of the matches place the page; by date the text's.
+    const all = byDate ? rowMatcher(terms) : undefined;
     const hits = terms.map(() => 0);
     /** Each term's sampled rows' keys in the walk's order, and the text's (dates: ISO strings, ordered as names). */
     const keys: string[][] = terms.map(() => []);
@@ -1091,7 +1087,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
             hits[i]!++;
             keys[i]!.push(keyOf(r));
           }
-        if (all(r[1], r[2], r[3] === 1)) textKeys.push(keyOf(r));
+        if (all?.(r[1], r[2], r[3] === 1)) textKeys.push(keyOf(r));
       }
     const scale = sampleScale(max);
     const desc = spec.sortOrder === "desc";
@@ -1102,7 +1098,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       const reads =
         spec.sortBy === "name"
           ? walkToPage(keys[i]!, est.hitNames, desc, need, est.total, rows)
-          : spec.sortBy === "created_at" || spec.sortBy === "updated_at"
+          : byDate
             ? walkToPage(keys[i]!, textKeys, desc, need, est.total, rows)
             : (need * rows) / est.total;
       return { rows, reads };
@@ -1586,11 +1582,11 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     limit: number,
     budget: number,
     test: (c: Tested) => boolean,
-    sample: { names: readonly string[]; matches: number; set: SetEstimate },
+    sample: { names: readonly string[]; set: SetEstimate },
     acl?: Sql,
   ): WalkPage | undefined =>
     nameDecides(spec)
-      ? namesWalk(org, spec, limit, 0, NAMES_PER_MATCH * sample.matches, sample.names, acl)
+      ? namesWalk(org, spec, limit, 0, NAMES_PER_MATCH * sample.set.total, sample.names, acl)
       : (folderPage(org, spec, limit, 0, acl) ??
         walk(org, spec, limit, 0, budget, test, acl) ??
         setPage(org, spec, sample.set, acl)?.(limit, 0));
@@ -1654,7 +1650,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
             want,
             walkBudget((want * sized.length) / seenHits),
             test,
-            { names, matches, set: { textMatches, total: matches, hitNames } },
+            { names, set: { textMatches, total: matches, hitNames } },
             acl,
           );
           if (named && named.ids.length === want) {

@@ -477,6 +477,10 @@ function relevanceOrder(spec: SearchSpec): Sql {
   return { sql: `CASE WHEN ${conds.join(" AND ")} THEN 0 ELSE 1 END, ${tail}`, params };
 }
 
+/** `cond` as a clause to append to a WHERE (" AND …"); nothing when absent or always true ("1"). */
+export const andClause = (cond?: Sql): Sql =>
+  cond && cond.sql !== "1" ? { sql: ` AND ${cond.sql}`, params: cond.params } : { sql: "", params: [] };
+
 /** `from` (a FROM … WHERE on `f`) with `conds` ANDed to its WHERE. */
 export function andWhere(from: Sql, conds: readonly Sql[]): Sql {
   return {

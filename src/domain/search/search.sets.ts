@@ -1,6 +1,7 @@
 import { foldText } from "./fold.ts";
 import { containsCondition } from "./search.contains.ts";
 import {
+  andClause,
   FOLDER_MATCHES,
   ftsExpression,
   MAX_TERMS,
@@ -158,12 +159,6 @@ export const inSet = (set: Sql): Sql => ({ sql: `f.rowid IN (${set.sql})`, param
 const walkColumns = (order: SetOrder, texted: boolean) =>
   `f.rowid, ${order.key}${texted ? ", f.path, f.name, f.type = 'directory'" : ""}`;
 
-/** `conditions` (on the row: filters, grants) as a clause of a WHERE; nothing when there are none. */
-const rowClause = (conditions?: Sql): Sql =>
-  conditions && conditions.sql !== "1"
-    ? { sql: ` AND ${conditions.sql}`, params: conditions.params }
-    : { sql: "", params: [] };
-
 /**
  * Rowids and keys of the organization's live rows passing `match` (inSet, or
  * folderMatch: conditions on the columns `order`'s index holds, so that an
@@ -178,7 +173,7 @@ export function setWalkQuery(
   conditions?: Sql,
   texted = false,
 ): Sql {
-  const row = rowClause(conditions);
+  const row = andClause(conditions);
   return {
     sql:
       `SELECT ${walkColumns(order, texted)} FROM files f INDEXED BY ${order.index} ` +
@@ -196,7 +191,7 @@ export function setWalkQuery(
  * ms over 1M rows for the one name holding "photos").
  */
 export function setRowsQuery(organizationId: string, order: SetOrder, set: Sql, conditions?: Sql): Sql {
-  const row = rowClause(conditions);
+  const row = andClause(conditions);
   return {
     sql:
       `SELECT ${walkColumns(order, false)} FROM files f NOT INDEXED WHERE f.rowid IN (${set.sql}) ` +
