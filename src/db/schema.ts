@@ -462,3 +462,19 @@ export const shares = sqliteTable(
   },
   (t) => [index("shares_org_idx").on(t.organization_id, t.created_by)],
 );
+
+/**
+ * Which organizations have names the search's tests in SQL must cover
+ * (migration 0024): `kind` "rare" (a letter of Latin Extended-B or
+ * Additional) or "marks" (a combining mark: a name stored decomposed).
+ */
+export const orgNameLetters = sqliteTable(
+  "org_name_letters",
+  {
+    organization_id: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    kind: text("kind").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organization_id, t.kind] })],
+);

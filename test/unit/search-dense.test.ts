@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/client.ts";
+import { ALL_LETTERS } from "../../src/domain/search/fold.ts";
 import {
   bucketWalkQuery,
   expectedBucketRows,
@@ -226,7 +227,7 @@ describe("dense search plan", () => {
       expect(walk, JSON.stringify(i)).not.toContain("TEMP B-TREE");
     }
     // The folder walk tests each entry's folder and name in the name index alone (migration 0022).
-    const folders = folderMatch([{ term: "jpg", folders: idList(["x"]) }, { term: "img" }], {
+    const folders = folderMatch([{ term: "jpg", folders: idList(["x"]) }, { term: "img" }], ALL_LETTERS, {
       rows: inFolders(idList(["y"])),
       self: 1,
     });

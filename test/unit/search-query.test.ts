@@ -1,8 +1,9 @@
 import Database from "better-sqlite3";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../src/db/migrations/index.ts";
 import { sizeBucket } from "../../src/db/size-bucket.ts";
-import { foldedGlob, foldText, likeContains } from "../../src/domain/search/fold.ts";
+import { ALL_LETTERS, foldedGlob, foldText, likeContains } from "../../src/domain/search/fold.ts";
+import { registerFoldContains } from "../../src/domain/search/search.match.ts";
 import {
   countQuery,
   ftsExpression,
@@ -40,10 +41,13 @@ describe("foldText", () => {
 describe("foldedGlob / likeContains", () => {
   it("widens letters typed with accents to their variants and brackets GLOB metacharacters", () => {
     const g = foldedGlob("é*")!;
-    expect(g.startsWith("*[e")).toBe(true);
-    expect(g).toContain("É");
-    expect(g).toContain("ë");
     expect(g.endsWith("[*]*")).toBe(true);
+    const c = new Database(":memory:");
+    const glob = (text: string) => (c.prepare("SELECT ? GLOB ? AS ok").get(text, g) as { ok: number }).ok;
+    // Classes of runs of code points as ranges ("È-Ë"), which SQLite reads for what they hold.
+    for (const text of ["É*", "xe*y", "ë*", "ẹ*", "Ȩ*"]) expect(glob(text), text).toBe(1);
+    for (const text of ["é", "f*", "ê"]) expect(glob(text), text).toBe(0);
+    c.close();
     expect(foldedGlob("42")).toBeUndefined();
   });
   it("escapes LIKE wildcards", () => {
@@ -131,16 +135,48 @@ describe("phraseTrigrams", () => {
 });
 
 describe("shortTermCondition", () => {
-  it("uses instr for caseless terms, LIKE for letters, and a GLOB of their variants on non-ASCII rows", () => {
-    expect(shortTermCondition("f.path", "42")).toEqual({ sql: "instr(f.path, ?) > 0", params: ["42"] });
+  const c = new Database(":memory:");
+  registerFoldContains(c);
+  afterAll(() => c.close());
+  const has = (text: string, term: string, rare = true, marks = true) => {
+    const q = shortTermCondition("t", term, { rare, marks });
+    return (
+      c.prepare(`SELECT (${q.sql}) AS ok FROM (SELECT ? AS t)`).get(...q.params, text) as { ok: number }
+    ).ok;
+  };
+
+  it("uses instr for caseless terms, LIKE for letters, and the GLOBs of their variants on non-ASCII rows", () => {
+    const common = { rare: false, marks: false };
+    expect(shortTermCondition("f.path", "42", ALL_LETTERS)).toEqual({
+      sql: "instr(f.path, ?) > 0",
+      params: ["42"],
+    });
     for (const term of ["Ab", "Ö"]) {
-      const c = shortTermCondition("f.path", term);
-      expect(c.sql).toBe("(f.path LIKE ? ESCAPE '\\' OR (f.path GLOB '*[^ -~]*' AND f.path GLOB ?))");
-      expect(c.params[0]).toBe(term === "Ab" ? "%ab%" : "%o%");
+      const q = shortTermCondition("f.path", term, common);
+      expect(
+        q.sql.startsWith("(f.path LIKE ? ESCAPE '\\' OR (length(f.path) <> octet_length(f.path) AND "),
+      ).toBe(true);
+      expect(q.params[0]).toBe(term === "Ab" ? "%ab%" : "%o%");
     }
-    // Typed plain or with an accent, the letters' accented variants are in the pattern.
-    expect(shortTermCondition("f.path", "Ab").params[1]).toContain("á");
-    expect(shortTermCondition("f.path", "Ö").params[1]).toContain("ô");
+    // Typed plain or with an accent, the letters' accented variants match.
+    expect(has("/x/Ráb", "Ab")).toBe(1);
+    expect(has("/x/RAB", "áb")).toBe(1);
+    expect(has("/x/Rôme", "Ö")).toBe(1);
+    expect(has("/x/Rome", "ö")).toBe(1);
+    expect(has("/x/Räb", "ob")).toBe(0);
+    // Vietnamese letters (Latin Extended Additional and B), tried when the organization has them.
+    expect(has("/x/Hà Nội", "ội")).toBe(1);
+    expect(has("/x/Hà Nội", "oi")).toBe(1);
+    expect(has("/x/Phở", "ơ")).toBe(1);
+    expect(has("/x/Phở", "o")).toBe(1);
+    expect(has("/x/Hà Nội", "oi", false)).toBe(0);
+    // A later letter of the term is one of them: the patterns led by its first letter find it.
+    expect(has("/x/Nội", "NO")).toBe(1);
+    expect(has("/x/Nội", "NO", false)).toBe(0);
+    // Stored decomposed (NFD), when the organization has such names.
+    expect(has("/x/Ame\u0301lie", "el")).toBe(1);
+    expect(has("/x/Ame\u0301lie", "él")).toBe(1);
+    expect(has("/x/Ame\u0301lie", "el", true, false)).toBe(0);
   });
 });
 

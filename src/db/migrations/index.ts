@@ -21,6 +21,7 @@ import m0020 from "./0020_files_parent_index.ts";
 import m0021 from "./0021_files_live_size_buckets.ts";
 import m0022 from "./0022_files_live_name_parent.ts";
 import m0023 from "./0023_fts_indexed_where_inserted.ts";
+import m0024 from "./0024_name_letters.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -50,4 +51,5 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   { id: 21, name: "files_live_size_buckets", sql: m0021 },
   { id: 22, name: "files_live_name_parent", sql: m0022 },
   { id: 23, name: "fts_indexed_where_inserted", sql: m0023 },
+  { id: 24, name: "name_letters", sql: m0024 },
 ];

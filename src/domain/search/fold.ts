@@ -12,18 +12,32 @@ export function foldText(text: string): string {
 }
 
 /**
- * Letters whose case and accent variants short queries fold: Latin-1,
- * Latin Extended-A, Greek and basic Cyrillic. Kept to the common blocks
- * because every variant widens a GLOB class SQLite tests character by
- * character.
+ * Blocks whose letters fold (foldText) to another character: Latin-1,
+ * Latin Extended-A and B, Latin Extended Additional (Vietnamese: ộ, ơ, ư),
+ * Greek, Cyrillic. The rows' own test (search.match.ts) and the GLOB
+ * patterns below fold the same letters, as the index does.
  */
-const VARIANT_RANGES: [number, number][] = [
-  [0x41, 0x5a],
-  [0x61, 0x7a],
-  [0xc0, 0x17f],
+export const FOLDING_RANGES: readonly (readonly [number, number])[] = [
+  [0xc0, 0x24f],
   [0x386, 0x3ce],
   [0x400, 0x45f],
+  [0x1e00, 0x1eff],
 ];
+
+/**
+ * What an organization's names hold that the search's tests in SQL must
+ * take care of (migration 0024): `rare`, letters of Latin Extended-B or
+ * Additional; `marks`, combining marks (names stored decomposed, NFD).
+ * Each costs those tests something on every name, so they cover it only
+ * where it occurs.
+ */
+export interface NameLetters {
+  rare: boolean;
+  marks: boolean;
+}
+
+/** Both: what the tests cover when nothing is known of the names. */
+export const ALL_LETTERS: NameLetters = { rare: true, marks: true };
 
 /**
  * Folded character → the precomposed characters of `ranges` that fold to it
@@ -44,56 +58,125 @@ export function foldsTo(ranges: readonly (readonly [number, number])[]): Map<str
   return map;
 }
 
+/**
+ * The UTF-8 lead byte of a letter of the blocks few names hold (Latin
+ * Extended-B: 0xC6-0xC9; Latin Extended Additional: 0xE1, shared with
+ * Greek Extended and a few scripts), else undefined. A pattern beginning
+ * with such letters is tried only on text holding the byte (instr() on the
+ * text as a blob: a byte search), not on all text with non-ASCII
+ * characters, where a class tested at every position cost `mkv`
+ * 26 → 67 ms and `photos` 20 → 48 on the bench's 1M library.
+ */
+function rareLead(ch: string): number | undefined {
+  const lead = Buffer.from(ch)[0]!;
+  return (lead >= 0xc6 && lead <= 0xc9) || lead === 0xe1 ? lead : undefined;
+}
+
 /** Folded character → every precomposed character that folds to it (itself included). */
-const VARIANTS: Map<string, string[]> = new Map(
-  [...foldsTo(VARIANT_RANGES)].map(([folded, others]) => [folded, [folded, ...others]]),
+const ALL_VARIANTS: Map<string, string[]> = new Map(
+  [...foldsTo([[0x41, 0x5a], [0x61, 0x7a], ...FOLDING_RANGES])].map(([folded, others]) => [
+    folded,
+    [folded, ...others],
+  ]),
 );
+
+/** The same without the rare blocks' letters (rareLead). */
+const COMMON_VARIANTS: Map<string, string[]> = new Map(
+  [...ALL_VARIANTS].map(([folded, all]) => [folded, all.filter((v) => rareLead(v) === undefined)]),
+);
+
+/**
+ * The variants of folded characters: with the rare blocks' letters when
+ * `rare` (the organization's names hold some: migration 0024), else
+ * without them, whose classes are shorter.
+ */
+const variantsOf = (rare: boolean) => (rare ? ALL_VARIANTS : COMMON_VARIANTS);
 
 /** GLOB's metacharacters, bracketed so that they match literally. */
 const globLiteral = (ch: string) => (ch === "*" || ch === "?" || ch === "[" ? `[${ch}]` : ch);
 
-/** A GLOB class of `ch`'s case and accent variants, or `ch` itself when it has none. */
-const globClass = (ch: string) => {
-  const variants = VARIANTS.get(ch);
-  return variants && variants.length > 1 ? `[${variants.join("")}]` : globLiteral(ch);
+/**
+ * The inside of a GLOB class of `chars`: runs of three or more consecutive
+ * code points as a range ("Ọ-ợ": the twenty-four o of Vietnamese). SQLite
+ * reads a class character by character for every character it tests, so
+ * a shorter class is a cheaper one.
+ */
+function classOf(chars: readonly string[]): string {
+  const points = chars.map((c) => c.codePointAt(0)!).sort((a, b) => a - b);
+  let out = "";
+  for (let i = 0; i < points.length; ) {
+    let j = i;
+    while (points[j + 1] === points[j]! + 1) j++;
+    out +=
+      j - i >= 2
+        ? `${String.fromCodePoint(points[i]!)}-${String.fromCodePoint(points[j]!)}`
+        : String.fromCodePoint(...points.slice(i, j + 1));
+    i = j + 1;
+  }
+  return out;
+}
+
+/** A GLOB class of `ch`'s case and accent variants in `variants`, or `ch` itself when it has none. */
+const globClass = (variants: Map<string, string[]>) => (ch: string) => {
+  const all = variants.get(ch);
+  return all && all.length > 1 ? `[${classOf(all)}]` : globLiteral(ch);
 };
 
 /** True when some character of folded `term` has a non-ASCII variant (then a LIKE is not exact). */
-const widened = (folded: string) => [...folded].some((ch) => VARIANTS.get(ch)?.some((v) => v > "~"));
+const widened = (folded: string, variants: Map<string, string[]>) =>
+  [...folded].some((ch) => variants.get(ch)?.some((v) => v > "~"));
 
 /**
  * A SQLite GLOB pattern matching NFC text that contains `term` after
  * folding: each letter becomes a class of its case and accent variants
- * ("é" → [eEèéêëÈÉÊË…]); GLOB's own metacharacters are bracketed so they
+ * ("é" → [eEÈ-Ëè-ë…]); GLOB's own metacharacters are bracketed so they
  * match literally. Undefined when no character of the term has a non-ASCII
  * variant (then a LIKE on the folded term is already exact). Runs inside
- * SQLite: no per-row call into JS.
+ * SQLite: no per-row call into JS. The reference foldedGlobs' patterns
+ * are split from. `rare`: with the rare blocks' letters (variantsOf).
  */
-export function foldedGlob(term: string): string | undefined {
+export function foldedGlob(term: string, rare = true): string | undefined {
   const folded = foldText(term.normalize("NFC"));
-  return widened(folded) ? `*${[...folded].map(globClass).join("")}*` : undefined;
+  const variants = variantsOf(rare);
+  return widened(folded, variants) ? `*${[...folded].map(globClass(variants)).join("")}*` : undefined;
+}
+
+/** foldedGlob's pattern split on its first character (foldedGlobs). */
+export interface FoldedGlobs {
+  /** One pattern per ASCII variant of the first character: a literal, which SQLite finds with a quick search. */
+  ascii: string[];
+  /** Beginning with the class of its other variants but the rare ones: only text with non-ASCII characters can match. */
+  nonAscii?: string;
+  /** Beginning with the class of its variants in rare blocks (rareLead), and those letters' lead bytes; only when asked. */
+  rare?: { pattern: string; leads: number[] };
 }
 
 /**
  * foldedGlob's pattern split on the term's first character, for text read
  * row by row: after "*", SQLite finds a literal character with a quick
  * search, but tests a class at every position (half the cost of reading
- * the row, for a path). `ascii` has one pattern per ASCII variant of that
- * character (a literal); `nonAscii`, when there are such variants, one
- * starting with their class, which only text with non-ASCII characters can
- * match. Text matches foldedGlob's pattern exactly when it matches one of
- * these. Undefined when foldedGlob is.
+ * the row, for a path). Text matches foldedGlob's pattern exactly when it
+ * matches one of these. Undefined when foldedGlob is.
  */
-export function foldedGlobs(term: string): { ascii: string[]; nonAscii?: string } | undefined {
+export function foldedGlobs(term: string, rare: boolean): FoldedGlobs | undefined {
   const folded = foldText(term.normalize("NFC"));
-  if (!widened(folded)) return undefined;
+  const all = variantsOf(rare);
+  if (!widened(folded, all)) return undefined;
   const [first, ...others] = [...folded];
-  const rest = `${others.map(globClass).join("")}*`;
-  const variants = VARIANTS.get(first!) ?? [first!];
-  const high = variants.filter((v) => v > "~");
+  const rest = `${others.map(globClass(all)).join("")}*`;
+  const variants = all.get(first!) ?? [first!];
+  const high = variants.filter((v) => v > "~" && rareLead(v) === undefined);
+  const rareOnes = variants.filter((v) => rareLead(v) !== undefined);
   return {
     ascii: variants.filter((v) => v <= "~").map((v) => `*${globLiteral(v)}${rest}`),
-    nonAscii: high.length > 0 ? `*[${high.join("")}]${rest}` : undefined,
+    nonAscii: high.length > 0 ? `*[${classOf(high)}]${rest}` : undefined,
+    rare:
+      rareOnes.length > 0
+        ? {
+            pattern: `*[${classOf(rareOnes)}]${rest}`,
+            leads: [...new Set(rareOnes.map((v) => rareLead(v)!))],
+          }
+        : undefined,
   };
 }
 

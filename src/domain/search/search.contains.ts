@@ -1,22 +1,21 @@
-import { foldedGlobs, foldText, likeContains } from "./fold.ts";
-import { type Sql, shortTermCondition } from "./search.query.ts";
+import { foldedGlobs, foldText, likeContains, type NameLetters } from "./fold.ts";
+import { directOrNonAscii, nonAsciiTests, type Sql, shortTermCondition } from "./search.query.ts";
 
 /**
  * `column` contains `term`, case- and accent-insensitively like the index:
  * instr() for a term without case, a LIKE when no letter of it has a
  * non-ASCII variant, else foldedGlobs' patterns (the non-ASCII one only
- * tried on text with non-ASCII characters).
+ * tried on text with non-ASCII characters, the rare letters' one on text
+ * holding one of their lead bytes), and decomposed text tested in
+ * JavaScript, each where the organization's names hold such letters.
  */
-export function containsCondition(column: string, term: string): Sql {
+export function containsCondition(column: string, term: string, letters: NameLetters): Sql {
   if (term.toLowerCase() === term.toUpperCase()) return { sql: `instr(${column}, ?) > 0`, params: [term] };
-  const globs = foldedGlobs(term);
-  if (!globs) return { sql: `${column} LIKE ? ESCAPE '\\'`, params: [likeContains(foldText(term))] };
-  const any = globs.ascii.map(() => `${column} GLOB ?`);
-  if (globs.nonAscii) any.push(`(length(${column}) <> octet_length(${column}) AND ${column} GLOB ?)`);
-  return {
-    sql: `(${any.join(" OR ")})`,
-    params: [...globs.ascii, ...(globs.nonAscii ? [globs.nonAscii] : [])],
-  };
+  const globs = foldedGlobs(term, letters.rare);
+  const direct = globs
+    ? globs.ascii.map((p) => ({ sql: `${column} GLOB ?`, params: [p] }))
+    : [{ sql: `${column} LIKE ? ESCAPE '\\'`, params: [likeContains(foldText(term))] }];
+  return directOrNonAscii(column, direct, nonAsciiTests(column, term, globs, letters));
 }
 
 /**
@@ -25,6 +24,6 @@ export function containsCondition(column: string, term: string): Sql {
  * the index did not resolve (`scanned`, Terms.short). The checks of the
  * plans that test terms on a row's text (folder terms, large files).
  */
-export function termCondition(column: string, text: string, scanned: boolean): Sql {
-  return scanned ? shortTermCondition(column, text) : containsCondition(column, text);
+export function termCondition(column: string, text: string, scanned: boolean, letters: NameLetters): Sql {
+  return scanned ? shortTermCondition(column, text, letters) : containsCondition(column, text, letters);
 }

@@ -8,6 +8,7 @@ import {
   EXACT_BUCKETS_BELOW,
   type Expand,
   LARGE_FILE_BYTES,
+  lettersOf,
   MAX_TERMS,
   rowFilters,
   SIZE_BUCKET,
@@ -752,7 +753,10 @@ export function namesOnlyQuery(
       ? []
       : [{ sql: `f.name COLLATE NOCASE ${dir === "DESC" ? ">=" : "<="} ?`, params: [bound] }];
   // Each term tested on the index's name by SQLite itself: only matching names come back.
-  const terms = [...upTo, ...textTerms(spec.text, MAX_TERMS).map((t) => containsCondition("f.name", t))];
+  const terms = [
+    ...upTo,
+    ...textTerms(spec.text, MAX_TERMS).map((t) => containsCondition("f.name", t, lettersOf(spec))),
+  ];
   const row = andClause(conditions);
   return {
     sql:
@@ -1174,7 +1178,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // The rows under it: their rowids, where a scan wrote them in one run and nothing else is
       // there (tested on the entry), else their folder among its thousands of directories (a list
       // SQLite builds for every walk: ~8k ids, several milliseconds, under /Photos at 1M rows).
-      match = folderMatch(perTerm, {
+      match = folderMatch(perTerm, lettersOf(spec), {
         rows: pureSpan(spanOf(org, spec.path)) ?? inFolders(idList(dirs.map((d) => d.id))),
         self: selfMatches ? self.rowid : undefined,
       });
@@ -1189,6 +1193,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
           const rows = t.folders && folderRows(org, t.term);
           return rows ? { term: t.term, rows } : t;
         }),
+        lettersOf(spec),
       );
     }
     // From the first name a match can have (nameBound), and up to a name, where the caller says.

@@ -2,6 +2,7 @@ import { termCondition } from "./search.contains.ts";
 import {
   directoriesByPath,
   ftsExpression,
+  lettersOf,
   MAX_TERMS,
   rowFilters,
   type Sql,
@@ -77,7 +78,9 @@ export function foldersEligible(spec: SearchSpec): boolean {
   return terms.some((t) => t.inFolders) && terms.every((t) => !t.text.includes("/"));
 }
 
-const check = (column: string, t: Term): Sql => termCondition(column, t.text, t.scanned);
+/** `column` holds `t` as the index matches it, under `spec`'s letters (lettersOf). */
+const check = (column: string, t: Term, spec: SearchSpec): Sql =>
+  termCondition(column, t.text, t.scanned, lettersOf(spec));
 
 /** Conditions ANDed; "1" when none. */
 function all(conds: Sql[]): Sql {
@@ -183,7 +186,7 @@ function ownRows(
       sql: `(f.parent_id IS NULL OR f.parent_id NOT IN (SELECT id FROM ${name}))`,
       params: [],
     })),
-    ...terms.filter((t) => driver.ownChecked.includes(t.text)).map((t) => check("f.path", t)),
+    ...terms.filter((t) => driver.ownChecked.includes(t.text)).map((t) => check("f.path", t, spec)),
     { sql: "f.organization_id = ? AND f.is_deleted = 0", params: [organizationId] },
     { sql: filters.sql.join(" AND ") || "1", params: filters.params },
   ]);
@@ -211,7 +214,7 @@ function childRows(
   earlier: string[],
 ): { cte: Sql; rows: Sql } {
   const flags = others.map((t, i) => {
-    const c = check("d.path", t);
+    const c = check("d.path", t, spec);
     return { sql: `, (${c.sql}) AS h${i}`, params: c.params };
   });
   const under = foldersUnder(spec.path);
@@ -219,7 +222,7 @@ function childRows(
   const filters = rowFilters({ ...spec, path: undefined }, true);
   const where = all([
     ...others.map((t, i) => {
-      const c = check("f.name", t);
+      const c = check("f.name", t, spec);
       return { sql: `(${name}.h${i} OR ${c.sql})`, params: c.params };
     }),
     ...(spec.path

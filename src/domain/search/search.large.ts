@@ -3,6 +3,7 @@ import {
   andWhere,
   countOf,
   LARGE_FILE_BYTES,
+  lettersOf,
   MAX_TERMS,
   rowFilters,
   type Sql,
@@ -67,7 +68,7 @@ function largeMatches(organizationId: string, spec: SearchSpec, acl?: Sql): Sql 
   const { short } = termsOf(spec);
   const from = largeFiles(organizationId, spec.minSize ?? LARGE_FILE_BYTES);
   const conds: Sql[] = textTerms(spec.text, MAX_TERMS).map((t) =>
-    termCondition("f.path", t, short.includes(t)),
+    termCondition("f.path", t, short.includes(t), lettersOf(spec)),
   );
   const filters = rowFilters(spec, true);
   if (filters.sql.length > 0) conds.push({ sql: filters.sql.join(" AND "), params: filters.params });

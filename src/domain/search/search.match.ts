@@ -1,4 +1,5 @@
-import { foldsTo, foldText } from "./fold.ts";
+import type Database from "better-sqlite3";
+import { FOLDING_RANGES, foldsTo, foldText } from "./fold.ts";
 
 /**
  * The search's rule checked on one row in JavaScript, for the plans that
@@ -15,17 +16,6 @@ import { foldsTo, foldText } from "./fold.ts";
  * lower-case) costs about two.
  */
 export type RowMatcher = (path: string, name: string, isDirectory: boolean) => boolean;
-
-/**
- * Blocks whose letters fold (foldText) to another character: Latin-1,
- * Latin Extended-A and B, Latin Extended Additional, Greek, Cyrillic.
- */
-const FOLDING_RANGES: [number, number][] = [
-  [0xc0, 0x24f],
-  [0x386, 0x3ce],
-  [0x400, 0x45f],
-  [0x1e00, 0x1eff],
-];
 
 /** Folded character → the precomposed characters that fold to it (itself excluded). */
 const FOLDS_TO = foldsTo(FOLDING_RANGES);
@@ -67,4 +57,30 @@ export function rowMatcher(terms: readonly string[]): RowMatcher {
     for (const re of slashed) if (!re.test(folder) && (isDirectory || !re.test(name))) return false;
     return true;
   };
+}
+
+/** The SQL function testing one text for one term as termPattern does (registerFoldContains). */
+export const FOLD_CONTAINS = "fold_contains";
+
+/** Distinct terms whose patterns a connection keeps (one search has at most MAX_TERMS). */
+const KEPT_PATTERNS = 64;
+
+/**
+ * Registers FOLD_CONTAINS(text, term) on a connection: 1 when `text` holds
+ * `term` as termPattern finds it (any combining marks after each letter),
+ * else 0. For the few names stored decomposed (search.query.ts
+ * decomposedCondition): a call into JavaScript costs ~1 µs a row.
+ */
+export function registerFoldContains(db: Database.Database): void {
+  const patterns = new Map<string, RegExp>();
+  db.function(FOLD_CONTAINS, { deterministic: true }, (text: unknown, term: unknown) => {
+    if (typeof text !== "string" || typeof term !== "string") return 0;
+    let pattern = patterns.get(term);
+    if (!pattern) {
+      if (patterns.size >= KEPT_PATTERNS) patterns.clear();
+      pattern = termPattern(term);
+      patterns.set(term, pattern);
+    }
+    return pattern.test(text) ? 1 : 0;
+  });
 }

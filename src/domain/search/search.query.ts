@@ -1,5 +1,14 @@
 import { sizeBucket } from "../../db/size-bucket.ts";
-import { foldedGlob, foldsTo, foldText, likeContains } from "./fold.ts";
+import {
+  ALL_LETTERS,
+  type FoldedGlobs,
+  foldedGlobs,
+  foldsTo,
+  foldText,
+  likeContains,
+  type NameLetters,
+} from "./fold.ts";
+import { FOLD_CONTAINS } from "./search.match.ts";
 import type { SearchSpec, Terms } from "./search.schemas.ts";
 
 /**
@@ -176,24 +185,81 @@ export function pathMatches(organizationId: string, expr: string): Sql {
   };
 }
 
+/** What the organization's names hold that tests of terms in SQL must cover (SearchSpec.letters). */
+export const lettersOf = (spec: SearchSpec): NameLetters => spec.letters ?? ALL_LETTERS;
+
+/** Any of `tests` (at least one). */
+const either = (tests: readonly Sql[]): Sql =>
+  tests.length === 1
+    ? tests[0]!
+    : { sql: `(${tests.map((t) => t.sql).join(" OR ")})`, params: tests.flatMap((t) => t.params) };
+
+/**
+ * The tests of `term` on `column` that only text with a non-ASCII character
+ * can pass: the pattern beginning with its first letter's non-ASCII
+ * variants (`globs`); the rare letters' one, tried on text holding one of
+ * their lead bytes (written as blob literals from the fixed table of
+ * fold.ts rareLead); and, where the organization's names hold combining
+ * marks, decomposedCondition.
+ */
+export function nonAsciiTests(
+  column: string,
+  term: string,
+  globs: FoldedGlobs | undefined,
+  letters: NameLetters,
+): Sql[] {
+  const tests: Sql[] = [];
+  if (globs?.nonAscii) tests.push({ sql: `${column} GLOB ?`, params: [globs.nonAscii] });
+  if (globs?.rare) {
+    const holds = globs.rare.leads.map((b) => `instr(CAST(${column} AS BLOB), x'${b.toString(16)}') > 0`);
+    tests.push({ sql: `((${holds.join(" OR ")}) AND ${column} GLOB ?)`, params: [globs.rare.pattern] });
+  }
+  if (letters.marks) tests.push(decomposedCondition(column, term));
+  return tests;
+}
+
+/**
+ * `column` passes one of `direct` or, when it holds a non-ASCII character,
+ * one of `nonAscii`: one check (its length in characters against its
+ * bytes) keeps plain ASCII text, most of a library's names, from every
+ * test of the second kind.
+ */
+export function directOrNonAscii(column: string, direct: readonly Sql[], nonAscii: readonly Sql[]): Sql {
+  if (nonAscii.length === 0) return either(direct);
+  const guarded = either(nonAscii);
+  return either([
+    ...direct,
+    { sql: `(length(${column}) <> octet_length(${column}) AND ${guarded.sql})`, params: guarded.params },
+  ]);
+}
+
+/**
+ * Text stored decomposed (holding a combining mark, U+0300-U+036F, whose
+ * UTF-8 lead bytes are 0xCC and 0xCD) that holds `term` as the rows' own
+ * test finds it (search.match.ts, called through FOLD_CONTAINS): LIKE and
+ * GLOB see the marks between the letters ("Ame\u0301lie").
+ */
+export function decomposedCondition(column: string, term: string): Sql {
+  const marked = `(instr(CAST(${column} AS BLOB), x'cc') > 0 OR instr(CAST(${column} AS BLOB), x'cd') > 0)`;
+  return { sql: `(${marked} AND ${FOLD_CONTAINS}(${column}, ?))`, params: [term] };
+}
+
 /**
  * `column` contains the short term. Terms without cased letters (digits,
  * CJK, punctuation) match exactly with instr(); others with a LIKE of the
  * folded term (ASCII case-insensitive), and, on rows the LIKE missed that
- * hold a non-ASCII character, a GLOB of the term's case and accent variants:
- * "e" finds "Zoë" and "É", as the index finds them for longer terms. Rows
- * of plain ASCII, most of a library, never reach the GLOB.
+ * hold a non-ASCII character, the GLOB patterns of the term's case and
+ * accent variants and nonAsciiTests: "e" finds "Zoë" and "É", as the
+ * index finds them for longer terms. Rows of plain ASCII, most of a
+ * library, never reach the GLOBs.
  */
-export function shortTermCondition(column: string, term: string): Sql {
+export function shortTermCondition(column: string, term: string, letters: NameLetters): Sql {
   if (term.toLowerCase() === term.toUpperCase()) return { sql: `instr(${column}, ?) > 0`, params: [term] };
   const folded = foldText(term);
   const like = { sql: `${column} LIKE ? ESCAPE '\\'`, params: [likeContains(folded)] };
-  const glob = foldedGlob(folded);
-  if (!glob) return like;
-  return {
-    sql: `(${like.sql} OR (${column} GLOB '*[^ -~]*' AND ${column} GLOB ?))`,
-    params: [...like.params, glob],
-  };
+  const globs = foldedGlobs(folded, letters.rare);
+  const led = (globs?.ascii ?? []).map((p) => ({ sql: `${column} GLOB ?`, params: [p] }));
+  return directOrNonAscii(column, [like], [...led, ...nonAsciiTests(column, term, globs, letters)]);
 }
 
 /** Ids of the files carrying every one of `tagIds`. */
@@ -283,7 +349,7 @@ export function searchFilter(organizationId: string, spec: SearchSpec, acl?: Sql
     add(c.sql, ...c.params);
   }
   for (const term of short) {
-    const c = shortTermCondition("f.path", term);
+    const c = shortTermCondition("f.path", term, lettersOf(spec));
     add(c.sql, ...c.params);
   }
   // With FTS terms, "+" keeps the plan driven by the FTS index instead of files_path_idx.
@@ -470,7 +536,7 @@ function relevanceOrder(spec: SearchSpec): Sql {
     params.push(ftsExpression(fts, "name"));
   }
   for (const term of short) {
-    const c = shortTermCondition("f.name", term);
+    const c = shortTermCondition("f.name", term, lettersOf(spec));
     conds.push(c.sql);
     params.push(...c.params);
   }

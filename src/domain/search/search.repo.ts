@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { Statement } from "better-sqlite3";
 import { changeWatch } from "../../db/change-watch.ts";
-import { foldText } from "./fold.ts";
+import { foldText, type NameLetters } from "./fold.ts";
 import {
   broadEligible,
   folderChildrenQuery,
@@ -48,7 +48,7 @@ import {
   largeTotalQuery,
 } from "./search.large.ts";
 import { EXACT_TOTAL_BOUND } from "./search.limits.ts";
-import { rowMatcher } from "./search.match.ts";
+import { registerFoldContains, rowMatcher } from "./search.match.ts";
 import {
   countQuery,
   countUpTo,
@@ -350,6 +350,15 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
       statements.set(q.sql, stmt);
     }
     return stmt;
+  };
+  registerFoldContains(sqlite);
+  const kindsOf = sqlite
+    .prepare<[string], string>("SELECT kind FROM org_name_letters WHERE organization_id = ?")
+    .pluck();
+  /** What the organization's names hold (migration 0024) that tests of terms in SQL must cover. */
+  const nameLetters = (organizationId: string): NameLetters => {
+    const kinds = kindsOf.all(organizationId);
+    return { rare: kinds.includes("rare"), marks: kinds.includes("marks") };
   };
   const termsFrom = sqlite.prepare<[string, string, number], { term: string }>(
     "SELECT term FROM files_fts_terms WHERE term >= ? AND term < ? LIMIT ?",
@@ -960,11 +969,12 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
      */
     page(
       organizationId: string,
-      input: SearchSpec,
+      asked: SearchSpec,
       limit: number,
       offset: number,
       scope?: Scope,
     ): SearchPage {
+      const input = { ...asked, letters: nameLetters(organizationId) };
       const acl = scope?.acl;
       // A folder's rows a scan wrote together: the term's rows there, whatever their number elsewhere.
       const spanned =

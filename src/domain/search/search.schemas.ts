@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { isId } from "../../platform/ids.ts";
 import { FileSchema } from "../files/files.schemas.ts";
+import type { NameLetters } from "./fold.ts";
 import { EXACT_TOTAL_BOUND, SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT } from "./search.limits.ts";
 
 export const SORT_FIELDS = ["name", "size", "created_at", "updated_at", "relevance"] as const;
@@ -141,6 +142,11 @@ export interface SearchSpec {
   sortOrder: "asc" | "desc";
   /** The text's terms as resolved against the index (search.repo.ts); split without it when absent. */
   terms?: Terms;
+  /**
+   * What the organization's names hold (migration 0024) that tests of terms
+   * in SQL must cover. Set by the repository; absent, they cover all.
+   */
+  letters?: NameLetters;
 }
 
 /** Validates raw input (400 ERR_VALIDATION via the caller) and resolves aliases and paging. */

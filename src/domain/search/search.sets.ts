@@ -1,4 +1,4 @@
-import { foldText } from "./fold.ts";
+import { foldText, type NameLetters } from "./fold.ts";
 import { containsCondition } from "./search.contains.ts";
 import {
   andClause,
@@ -270,9 +270,13 @@ export function folderTerms(text: string, inSomePath: (expr: string) => boolean)
  * rowid within a folder's span), or its `self` row (the path filter's own,
  * when its path holds every term).
  */
-export function folderMatch(terms: readonly FolderTerm[], within?: { rows: Sql; self?: number }): Sql {
+export function folderMatch(
+  terms: readonly FolderTerm[],
+  letters: NameLetters,
+  within?: { rows: Sql; self?: number },
+): Sql {
   const conds: Sql[] = terms.map(({ folders, rows, term }) => {
-    const named = containsCondition("f.name", term);
+    const named = containsCondition("f.name", term, letters);
     const under = rows ?? (folders && inFolders(folders));
     if (!under) return named;
     return { sql: `(${under.sql} OR ${named.sql})`, params: [...under.params, ...named.params] };

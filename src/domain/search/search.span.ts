@@ -1,4 +1,4 @@
-import { foldText } from "./fold.ts";
+import { ALL_LETTERS, foldText } from "./fold.ts";
 import { termCondition } from "./search.contains.ts";
 import {
   anyOf,
@@ -138,7 +138,8 @@ export function spanTerms(
 
 /** 1 when the folder's own path holds `term` (as its rows' checks test it), else 0. */
 export function pathHoldsQuery(path: string, term: SpanTerm): Sql {
-  const c = termCondition("p", term.term, term.scanned);
+  // One path, tested once: covering every kind of letter costs nothing here.
+  const c = termCondition("p", term.term, term.scanned, ALL_LETTERS);
   return { sql: `SELECT (${c.sql}) AS n FROM (SELECT ? AS p)`, params: [...c.params, path] };
 }
 

@@ -3,6 +3,7 @@ import {
   andWhere,
   countOf,
   countUpTo,
+  lettersOf,
   MAX_TERMS,
   pathRange,
   rowFilters,
@@ -82,7 +83,9 @@ export function subtreeCountQuery(organizationId: string, spec: SearchSpec, boun
 /** `column` holds every term of `spec` (resolved: its short terms known), as the index would match them. */
 function everyTerm(column: string, spec: SearchSpec): Sql[] {
   const { short } = termsOf(spec);
-  return textTerms(spec.text, MAX_TERMS).map((t) => termCondition(column, t, short.includes(t)));
+  return textTerms(spec.text, MAX_TERMS).map((t) =>
+    termCondition(column, t, short.includes(t), lettersOf(spec)),
+  );
 }
 
 /** FROM … WHERE of the matches readable under `acl`. */
