@@ -180,6 +180,27 @@ export function foldedGlobs(term: string, rare: boolean): FoldedGlobs | undefine
   };
 }
 
+/**
+ * True when instr(), a LIKE or foldedGlobs' patterns (search.contains.ts
+ * containsCondition) test `term` on text exactly as the rows' own test does
+ * (search.match.ts termPattern): each of its characters without a case is
+ * one folding leaves alone ("東京", "(", not a combining mark, which the
+ * rows' test drops, nor "が", which it decomposes), and each with a case
+ * folds to a letter whose variants the classes hold (not "Ґ", a full-width
+ * "Ａ").
+ */
+export function foldsExactly(term: string): boolean {
+  for (const ch of term.normalize("NFC")) {
+    if (ch.toLowerCase() === ch.toUpperCase()) {
+      if (foldText(ch) !== ch) return false;
+      continue;
+    }
+    const folded = foldText(ch);
+    if ([...folded].length !== 1 || !ALL_VARIANTS.has(folded)) return false;
+  }
+  return true;
+}
+
 /** A LIKE pattern (ESCAPE '\\') matching `term` anywhere. */
 export function likeContains(term: string): string {
   return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
