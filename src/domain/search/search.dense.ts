@@ -335,31 +335,28 @@ export function filteredWalkQuery(
 }
 
 /**
- * How many of the first `most` + 1 entries of `index` in `order` (within
- * `range` and `within`) a walk reads, counted from the index alone: more
- * than `most` when a walk tested in SQL stopped at its budget.
+ * How many entries of `index` (within `range` and `within`) a walk of
+ * `most` rows could read, up to `most` + 1, counted from the index alone:
+ * more than `most` when a walk tested in SQL stopped at its budget. The
+ * count is the same in any order, so the entries are counted in the
+ * index's own: in the search's order by name (its ties broken by the exact
+ * name and id, which the index does not hold) SQLite sorted them first,
+ * 18 ms for `07` from 1 byte's 11.5k at 1M rows.
  */
-function entriesQuery(
-  organizationId: string,
-  index: string,
-  order: string,
-  range: Sql,
-  most: number,
-  within?: Sql,
-): Sql {
+function entriesQuery(organizationId: string, index: string, range: Sql, most: number, within?: Sql): Sql {
   const span = andClause(within);
   return {
     sql:
       `SELECT count(*) FROM (SELECT 1 FROM files f INDEXED BY ${index} ` +
-      `WHERE ${LIVE} AND ${range.sql}${span.sql} ORDER BY ${order} LIMIT ?)`,
+      `WHERE ${LIVE} AND ${range.sql}${span.sql} LIMIT ?)`,
     params: [organizationId, ...range.params, ...span.params, Math.floor(most) + 1],
   };
 }
 
 /** entriesQuery over testedWalkQuery's range. */
 export function walkedRowsQuery(organizationId: string, spec: SearchSpec, most: number, within?: Sql): Sql {
-  const { index, order } = walkOrder(spec)!;
-  return entriesQuery(organizationId, index, order, walkedRange(spec), most, within);
+  const { index } = walkOrder(spec)!;
+  return entriesQuery(organizationId, index, walkedRange(spec), most, within);
 }
 
 /**
@@ -405,14 +402,7 @@ export function testedLengthWalkQuery(
 
 /** entriesQuery over testedLengthWalkQuery's range. */
 export const lengthWalkedQuery = (organizationId: string, most: number, within?: Sql): Sql =>
-  entriesQuery(
-    organizationId,
-    "files_live_length_idx",
-    "length(f.name)",
-    { sql: "1", params: [] },
-    most,
-    within,
-  );
+  entriesQuery(organizationId, "files_live_length_idx", { sql: "1", params: [] }, most, within);
 
 /**
  * The first `want` rows of `set` (a subquery of rowids) whose name is
