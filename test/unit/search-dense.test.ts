@@ -664,6 +664,8 @@ describe("dense search plan, walks tested in SQL", () => {
     expect(pathTextCondition("# draft")).toBeUndefined();
     expect(pathTextCondition("#/1")).toBeUndefined();
     expect(pathTextCondition("が")).toBeUndefined();
+    // A combining mark (NFC keeps "क़" as क and a nukta), which the rows' own test drops.
+    expect(pathTextCondition("क\u093c")).toBeUndefined();
   });
 
   it("gives the general plan's pages, and its totals when it reads every row", () => {

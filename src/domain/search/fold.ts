@@ -131,14 +131,13 @@ const widened = (folded: string, variants: Map<string, string[]>) =>
  * folding: each letter becomes a class of its case and accent variants
  * ("é" → [eEÈ-Ëè-ë…]); GLOB's own metacharacters are bracketed so they
  * match literally. Undefined when no character of the term has a non-ASCII
- * variant (then a LIKE on the folded term is already exact). Runs inside
- * SQLite: no per-row call into JS. The reference foldedGlobs' patterns
- * are split from. `rare`: with the rare blocks' letters (variantsOf).
+ * variant (then a LIKE on the folded term is already exact). The
+ * reference foldedGlobs' patterns are split from (the searches use those;
+ * their tests check the split against this), with every block's letters.
  */
-export function foldedGlob(term: string, rare = true): string | undefined {
+export function foldedGlob(term: string): string | undefined {
   const folded = foldText(term.normalize("NFC"));
-  const variants = variantsOf(rare);
-  return widened(folded, variants) ? `*${[...folded].map(globClass(variants)).join("")}*` : undefined;
+  return widened(folded, ALL_VARIANTS) ? `*${[...folded].map(globClass(ALL_VARIANTS)).join("")}*` : undefined;
 }
 
 /** foldedGlob's pattern split on its first character (foldedGlobs). */

@@ -1,5 +1,12 @@
-import { foldedGlobs, foldText, likeContains, type NameLetters } from "./fold.ts";
-import { directOrNonAscii, nonAsciiTests, type Sql, shortTermCondition } from "./search.query.ts";
+import { foldedGlobs, foldText, type NameLetters } from "./fold.ts";
+import {
+  asciiLedTests,
+  directOrNonAscii,
+  likeTest,
+  nonAsciiTests,
+  type Sql,
+  shortTermCondition,
+} from "./search.query.ts";
 
 /**
  * `column` contains `term`, case- and accent-insensitively like the index:
@@ -12,9 +19,7 @@ import { directOrNonAscii, nonAsciiTests, type Sql, shortTermCondition } from ".
 export function containsCondition(column: string, term: string, letters: NameLetters): Sql {
   if (term.toLowerCase() === term.toUpperCase()) return { sql: `instr(${column}, ?) > 0`, params: [term] };
   const globs = foldedGlobs(term, letters.rare);
-  const direct = globs
-    ? globs.ascii.map((p) => ({ sql: `${column} GLOB ?`, params: [p] }))
-    : [{ sql: `${column} LIKE ? ESCAPE '\\'`, params: [likeContains(foldText(term))] }];
+  const direct = globs ? asciiLedTests(column, globs) : [likeTest(column, foldText(term))];
   return directOrNonAscii(column, direct, nonAsciiTests(column, term, globs, letters));
 }
 

@@ -194,6 +194,16 @@ const either = (tests: readonly Sql[]): Sql =>
     ? tests[0]!
     : { sql: `(${tests.map((t) => t.sql).join(" OR ")})`, params: tests.flatMap((t) => t.params) };
 
+/** `column` holds `folded` (a folded term), ASCII case-insensitively: exact when no letter of it has a non-ASCII variant. */
+export const likeTest = (column: string, folded: string): Sql => ({
+  sql: `${column} LIKE ? ESCAPE '\\'`,
+  params: [likeContains(folded)],
+});
+
+/** foldedGlobs' patterns led by an ASCII letter, each a test of `column` (none without `globs`). */
+export const asciiLedTests = (column: string, globs: FoldedGlobs | undefined): Sql[] =>
+  (globs?.ascii ?? []).map((p) => ({ sql: `${column} GLOB ?`, params: [p] }));
+
 /**
  * The tests of `term` on `column` that only text with a non-ASCII character
  * can pass: the pattern beginning with its first letter's non-ASCII
@@ -256,10 +266,12 @@ export function decomposedCondition(column: string, term: string): Sql {
 export function shortTermCondition(column: string, term: string, letters: NameLetters): Sql {
   if (term.toLowerCase() === term.toUpperCase()) return { sql: `instr(${column}, ?) > 0`, params: [term] };
   const folded = foldText(term);
-  const like = { sql: `${column} LIKE ? ESCAPE '\\'`, params: [likeContains(folded)] };
   const globs = foldedGlobs(folded, letters.rare);
-  const led = (globs?.ascii ?? []).map((p) => ({ sql: `${column} GLOB ?`, params: [p] }));
-  return directOrNonAscii(column, [like], [...led, ...nonAsciiTests(column, term, globs, letters)]);
+  return directOrNonAscii(
+    column,
+    [likeTest(column, folded)],
+    [...asciiLedTests(column, globs), ...nonAsciiTests(column, term, globs, letters)],
+  );
 }
 
 /** Ids of the files carrying every one of `tagIds`. */
