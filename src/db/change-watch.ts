@@ -27,7 +27,8 @@ const countersOf = (sqlite: Database.Database) => {
  * connections' commits (an `attic admin` command beside the server, another
  * thread). data_version opens a read transaction (~5 µs here, shared-memory
  * locks), so it is asked only after the kernel reported a write to the WAL
- * file (fileActivity): a commit elsewhere is seen from the next turn of the
+ * file, and while that one-shot watch rests after reporting one
+ * (fileActivity): a commit elsewhere is seen from the next turn of the
  * event loop. Without a WAL to watch (an in-memory database, a file system
  * without change events) it is asked every time. Both counters are kept by
  * SQLite itself, so no write path can forget to report a change. For caches
