@@ -138,6 +138,26 @@ describe("size-range search plan", () => {
     }
   });
 
+  it("reads a range's rowids again once the database changed, and keeps each organization's and range's apart", () => {
+    // One repository, so that what it keeps between searches is what the next one reads.
+    const repo = sizes();
+    const final = { q: "final", min_size: "100", max_size: "400", limit: 1000 };
+    const before = totalOf(repo, org, final);
+    expect(totalOf(repo, org, { ...final, min_size: "401", max_size: "900" })).toBe(
+      totalOf(general(), org, { ...final, min_size: "401", max_size: "900" }),
+    );
+    // The other organization's one file in that range, through the same repository.
+    expect(totalOf(repo, other, final)).toBe(1);
+    const added = seedTree(db, org, [{ path: "/Misc/final added.pdf", size: 250 }]);
+    try {
+      expect(totalOf(repo, org, final)).toBe(before + 1);
+      expectSamePages(repo, general(), org, [final], { plan: "sizes" });
+    } finally {
+      db.$client.prepare("DELETE FROM files WHERE id = ?").run(added.get("/Misc/final added.pdf"));
+    }
+    expect(totalOf(repo, org, final)).toBe(before);
+  });
+
   it("leaves wide ranges, large minimums, tags and terms with '/' to the other plans", () => {
     const plan = (i: Record<string, unknown>, rowids = true) => {
       const spec = parseSearchInput(i);

@@ -154,6 +154,8 @@ const SIZES_RANGE_READ_SHARE = 4;
 const SIZES_RANGE_PER_ROW = 32;
 /** How far past its bound the sample may put a range's rows before the range is not read at all. */
 const SIZES_SAMPLED_OVER = 2;
+/** Rowids of size ranges kept until the database changes, summed (4 bytes each: 4 MiB a search thread). */
+const SIZE_RANGES_KEPT = 1_048_576;
 /** Directories the folder walk's lists keep at most, summed (~150 bytes each: ~15 MB a search thread). */
 const FOLDERS_KEPT = 100_000;
 /** Rows within a folder's span few enough for its term to drive the span plan without counting the others'. */
@@ -679,6 +681,26 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     const { rows, scale } = wholeSample(org);
     return rows.filter((r) => r[5] >= lowest && r[5] <= highest).length * scale;
   };
+  /**
+   * The rowids of a range of sizes' buckets (sizeRangeRowidsQuery), at most
+   * SIZES_RANGE_MAX + 1, kept until the database changes (SIZE_RANGES_KEPT):
+   * a search paged, or typed a letter at a time, with the same sizes reads
+   * them once (61k rowids from 100 to 400 bytes at 1M rows: ~11 ms).
+   */
+  const sizeRanges = keptUntilChange<Uint32Array>(sqlite, {
+    weight: (rowids) => rowids.length,
+    most: SIZE_RANGES_KEPT,
+  });
+  const sizeRangeRowids = (org: string, spec: SearchSpec): Uint32Array => {
+    const q = sizeRangeRowidsQuery(org, spec, SIZES_RANGE_MAX);
+    return sizeRanges(`${org} ${sizeBuckets(spec).join(" ")}`, () =>
+      Uint32Array.from(
+        prepared(q)
+          .pluck()
+          .all(...q.params) as number[],
+      ),
+    );
+  };
   const densePlan = createDensePlan(prepared, plan, {
     inSomePath,
     expand,
@@ -868,10 +890,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     }
     const bound = Math.min(SIZES_RANGE_MAX, SIZES_RANGE_PER_ROW * fewest);
     if (inRange > SIZES_SAMPLED_OVER * bound) return undefined;
-    const rangeQ = sizeRangeRowidsQuery(org, spec, bound);
-    const range = prepared(rangeQ)
-      .pluck()
-      .all(...rangeQ.params) as number[];
+    const range = sizeRangeRowids(org, spec);
     if (range.length > bound) return undefined;
     const rowids = heldByEveryWord(range, words, RUNS_MAX_ROWS);
     if (!rowids) return undefined;
