@@ -462,6 +462,79 @@ describe("dense search plan from the first name a match can have", () => {
  * in nearly every row through its trigrams): the set walk builds that
  * term's set alone and tests each row it reads for the whole text.
  */
+describe("dense search plan, a page the sample places far past the walk", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-late-", [org]));
+    // 20,000 names without the term first by name, then 3,000 holding it: its first page lies
+    // ~20k names in, where a walk reading rows would read ~1,500 and give up.
+    seedTree(db, org, [
+      ...Array.from({ length: 20_000 }, (_, i) => `/Tracks/${String(i % 100).padStart(2, "0")}/a ${i}.flac`),
+      ...Array.from({ length: 3000 }, (_, i) => `/Scans/s${i % 30}/zz scan ${i}.jpg`),
+    ]);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  /** A repository whose statements' SQL is noted as they are prepared and run. */
+  const watched = () => {
+    const ran: string[] = [];
+    const c = db.$client;
+    const client = new Proxy(c, {
+      get(target, key) {
+        if (key !== "prepare") {
+          const v = Reflect.get(target, key, target);
+          return typeof v === "function" ? v.bind(target) : v;
+        }
+        return (source: string) => {
+          const stmt = target.prepare(source);
+          const noted: object = new Proxy(stmt, {
+            get(s, k) {
+              const v = Reflect.get(s, k, s);
+              if (typeof v !== "function") return v;
+              return (...args: unknown[]) => {
+                if (k === "iterate" || k === "all" || k === "get") ran.push(source);
+                const out = v.apply(s, args);
+                // raw(), pluck() and the like hand back the statement: keep noting its runs.
+                return out === s ? noted : out;
+              };
+            },
+          });
+          return noted;
+        };
+      },
+    });
+    return {
+      repo: createSearchRepo({ $client: client } as unknown as Db, { ...ANY_DENSE, denseMaxWalk: 1000 }),
+      ran,
+    };
+  };
+  // The walk that reads the rows it passes, in the search's whole order (search.dense.ts walkQuery).
+  const rowWalk = (sql: string) =>
+    sql.includes("INDEXED BY files_live_name_idx") && sql.includes("f.path AS path");
+  const general = () => createSearchRepo(db, ONLY_GENERAL);
+
+  it("walks the set of the matches at once, with the general plan's pages", () => {
+    const { repo, ran } = watched();
+    expectSamePages(
+      repo,
+      general(),
+      org,
+      [{ q: "scan" }, { q: "scan", offset: 40, limit: 30 }, { q: "zz scan" }],
+      {
+        plan: "dense",
+      },
+    );
+    expect(ran.some(rowWalk)).toBe(false);
+    // Where the sample places the page near the start, the walk reading rows answers.
+    ran.length = 0;
+    expectSamePages(repo, general(), org, [{ q: "scan", sort_order: "desc" }], { plan: "dense" });
+    expect(ran.some(rowWalk)).toBe(true);
+  });
+});
+
 describe("dense search plan over the set of one term", () => {
   let dir: string;
   let db: Db;

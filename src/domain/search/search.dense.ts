@@ -568,6 +568,17 @@ export function walkToPage(
   return (lower + (at - (i - 1)) * (upper - lower)) * rows;
 }
 
+/** Sampled matches from which the dense plan trusts where the sample places a page (walkToPage). */
+const LATE_PAGE_HITS = 16;
+/**
+ * How far past a walk's budget the sample must place the page for the walk
+ * to be skipped. On the 1M bench library the sample placed `(c`, `#`, `s0`
+ * and `copy 12` 16 to 94 times past theirs (each walk gave up), and `07`
+ * 6 times past, where the walk answered in ~2 ms: twice the budget sent
+ * such pages to the set walk (~40 ms) too.
+ */
+const LATE_PAGE_PAST = 10;
+
 /**
  * Rows a walk may read when the sample expects `expected`: a few times as
  * many, since matches may fall unevenly in its order (music's "01. …" names
@@ -1922,12 +1933,28 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     const perMatch = tested && spec.sortBy === "created_at" ? TESTED_ROWS_PER_MATCH : FILTERED_ROWS_PER_MATCH;
     const reach =
       placed > 0 && 1.5 * placed <= perMatch * est.textMatches ? Math.max(maxWalk, 2 * placed) : maxWalk;
+    /**
+     * True when the sample places the page's last match more than
+     * LATE_PAGE_PAST times `budget` rows into the order, from enough of its
+     * matches to tell (LATE_PAGE_HITS): a walk reading every row it passes
+     * would read its whole budget and give up before the set walk ("s0" by
+     * name, its page ~700k names in: 7.4k rows, 21 ms, read for nothing).
+     * The walk is skipped only where the set walk can answer.
+     */
+    const placedPast = (budget: number): boolean => {
+      // The sample's names are those of every row: a walk of directories alone (their own index) or
+      // of a folder's rows reads another order.
+      if (spec.sortBy !== "name" || spec.type === "directory" || spec.path) return false;
+      if (est.hitNames.length < LATE_PAGE_HITS) return false;
+      const at = toPage();
+      return at < maxRowid() && at > LATE_PAGE_PAST * budget;
+    };
+    const budget = Math.max(walkBudget(expectedWalk), reach);
+    const setFirst = expectedWalk <= reach && placedPast(budget) ? setPage(org, spec, est, acl) : undefined;
     const page =
-      expectedWalk <= reach
-        ? walk(org, spec, limit, offset, Math.max(walkBudget(expectedWalk), reach), test, acl)
-        : undefined;
+      expectedWalk <= reach && !setFirst ? walk(org, spec, limit, offset, budget, test, acl) : undefined;
     if (page) return answer(page, total);
-    const viaSet = setPage(org, spec, est, acl)?.(limit, offset);
+    const viaSet = (setFirst ?? setPage(org, spec, est, acl))?.(limit, offset);
     return viaSet && answer(viaSet, total);
   };
 }
