@@ -65,12 +65,11 @@ const byPath = new Map<string, OneShotActivity>();
 /**
  * Follows writes to `path` through inotify (fs.watch): `count` grows in
  * the event loop turn after a write, and at every read while the watch
- * rests after reporting one (OneShotActivity). For a
- * file written by other processes or threads whose writes cannot be hooked
- * (a SQLite WAL another connection commits to). One watcher per path,
- * shared, never keeping the process alive. Undefined when the file cannot
- * be watched (missing, or a file system without change events): callers
- * then ask every time instead.
+ * rests after reporting one (OneShotActivity). For a file written by other
+ * processes or threads whose writes cannot be hooked (a SQLite WAL another
+ * connection commits to). One watcher per path, shared, never keeping the
+ * process alive. Undefined when the file cannot be watched (missing, or a
+ * file system without change events): callers then ask every time instead.
  */
 export function fileActivity(path: string): FileActivity | undefined {
   const known = byPath.get(path);

@@ -26,9 +26,10 @@ describe("search of names with rare letters or stored decomposed", () => {
   let db: Db;
   const org = newId();
   const plain = newId();
+  const later = newId();
 
   beforeAll(() => {
-    ({ dir, db } = openTempDb("attic-rare-", [org, plain]));
+    ({ dir, db } = openTempDb("attic-rare-", [org, plain, later]));
     const folders = [
       "/Photos/beach Hà Nội",
       "/Photos/Đồng Nai 2019",
@@ -73,6 +74,23 @@ describe("search of names with rare letters or stored decomposed", () => {
     expect(noted(plain)).toEqual(["rare"]);
     rename.run("Zoe\u0308.mp3", plain, "Zoë.mp3");
     expect(noted(plain)).toEqual(["marks", "rare"]);
+  });
+
+  it("reads the organization's letters again once the database changed", () => {
+    // One repository throughout: what it kept of the first search must not answer the second.
+    seedTree(db, later, ["/Bai/note.txt"]);
+    // The subtree plan tests the letter on each row of the folder in SQL, with the organization's letters.
+    const repo = createSearchRepo(db, { ...ONLY_GENERAL, subtree: true, subtreeMinMatches: 1 });
+    const ids = () => {
+      const spec = parseSearchInput({ q: "ơ", path: "/Bai" });
+      const page = repo.page(later, spec, spec.limit, spec.offset);
+      expect(page.plan).toBe("subtree");
+      return page.ids;
+    };
+    expect(ids()).toHaveLength(1);
+    // "ở" (Latin Extended Additional) folds to "o": found only by the rare letters' pattern.
+    const added = seedTree(db, later, ["/Bai/Phở.txt"]).get("/Bai/Phở.txt")!;
+    expect(ids()).toContain(added);
   });
 
   it("finds them by a term typed with or without marks, in every plan", () => {

@@ -15,6 +15,9 @@ import {
  * tried on text with non-ASCII characters, the rare letters' one on text
  * holding one of their lead bytes), and decomposed text tested in
  * JavaScript, each where the organization's names hold such letters.
+ * Unlike shortTermCondition, no LIKE before the patterns: with the
+ * non-ASCII length test after it, walks of the name index tested that way
+ * were slower (`mkv` by name 22.9 → 37.0 ms at 1M rows, in process).
  */
 export function containsCondition(column: string, term: string, letters: NameLetters): Sql {
   if (term.toLowerCase() === term.toUpperCase()) return { sql: `instr(${column}, ?) > 0`, params: [term] };

@@ -1860,9 +1860,17 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       return page && answer(page, total);
     }
     if (est.walkedHits === 0) return undefined;
-    /** Entries a walk of the name order reads to hold the page, as the sample sees them (walkToPage). */
+    /** Entries a walk of the name order reads to hold the page, as the sample sees them (walkToPage); worked out once. */
+    let pageAt: number | undefined;
     const toPage = () =>
-      walkToPage(est.names, est.hitNames, spec.sortOrder === "desc", offset + limit, est.total, maxRowid());
+      (pageAt ??= walkToPage(
+        est.names,
+        est.hitNames,
+        spec.sortOrder === "desc",
+        offset + limit,
+        est.total,
+        maxRowid(),
+      ));
     if (spec.sortBy === "name") {
       // Under a path filter, the folder walk first: a name walk reads the row of every matching
       // name to test its path, and most may lie elsewhere (".jpg" under /Photos).

@@ -357,11 +357,17 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   const kindsOf = sqlite
     .prepare<[string], string>("SELECT kind FROM org_name_letters WHERE organization_id = ?")
     .pluck();
-  /** What the organization's names hold (migration 0024) that tests of terms in SQL must cover. */
-  const nameLetters = (organizationId: string): NameLetters => {
-    const kinds = kindsOf.all(organizationId);
-    return { rare: kinds.includes("rare"), marks: kinds.includes("marks") };
-  };
+  /**
+   * What the organization's names hold (migration 0024) that tests of terms
+   * in SQL must cover, kept until the database changes (an insert or rename
+   * that notes a kind is a change).
+   */
+  const lettersKept = keptUntilChange<NameLetters>(sqlite);
+  const nameLetters = (organizationId: string): NameLetters =>
+    lettersKept(organizationId, () => {
+      const kinds = kindsOf.all(organizationId);
+      return { rare: kinds.includes("rare"), marks: kinds.includes("marks") };
+    });
   const termsFrom = sqlite.prepare<[string, string, number], { term: string }>(
     "SELECT term FROM files_fts_terms WHERE term >= ? AND term < ? LIMIT ?",
   );

@@ -31,8 +31,8 @@ import type { SearchSpec } from "./search.schemas.ts";
  *   the grants (the runs plan's checks: search.subtree.ts). The rowids kept
  *   are a superset of the matches, never fewer. A range's rowids are kept
  *   until the database changes (search.repo.ts sizeRangeRowids): a search
- *   paged or typed a letter at a time with the same sizes reads them once. Several words are read the
- *   same way. At 1M rows, from 100 to 400 bytes (61k rows): "cafe" 33 → 9,
+ *   paged or typed a letter at a time with the same sizes reads them once.
+ *   Several words are read the same way. At 1M rows, from 100 to 400 bytes (61k rows): "cafe" 33 → 9,
  *   "final" 64 → 26, "pink floyd" 58 → 14 ms (in process). A word with more
  *   own matches than it reads (plan.sizeOwnMax) has the range's rows read
  *   instead, as the subtree plan reads a folder's, when they are few enough.
@@ -87,7 +87,7 @@ export function sizeRangeRowidsQuery(organizationId: string, spec: SearchSpec, m
  * binary searches took ~6 ms, against the bitmaps ~1.
  */
 export function heldByEveryWord(
-  range: Iterable<number>,
+  range: readonly number[] | Uint32Array,
   words: readonly WordRows[],
   most: number,
 ): number[] | undefined {
