@@ -44,6 +44,37 @@ const ANY_DENSE: SearchPlanOptions = {
   sizes: false,
 };
 
+/** A repository over `db` whose statements' SQL is noted (`ran`) as they are run. */
+function notedRepo(db: Db, options: SearchPlanOptions) {
+  const ran: string[] = [];
+  const c = db.$client;
+  const client = new Proxy(c, {
+    get(target, key) {
+      if (key !== "prepare") {
+        const v = Reflect.get(target, key, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      }
+      return (source: string) => {
+        const stmt = target.prepare(source);
+        const noted: object = new Proxy(stmt, {
+          get(s, k) {
+            const v = Reflect.get(s, k, s);
+            if (typeof v !== "function") return v;
+            return (...args: unknown[]) => {
+              if (k === "iterate" || k === "all" || k === "get") ran.push(source);
+              const out = v.apply(s, args);
+              // raw(), pluck() and the like hand back the statement: keep noting its runs.
+              return out === s ? noted : out;
+            };
+          },
+        });
+        return noted;
+      };
+    },
+  });
+  return { repo: createSearchRepo({ $client: client } as unknown as Db, options), ran };
+}
+
 /**
  * The dense plan (search.dense.ts) must page exactly as the general plan
  * does. On a table this small its sample reads every row, so its estimate
@@ -458,6 +489,64 @@ describe("dense search plan from the first name a match can have", () => {
 });
 
 /**
+ * By name, a word of folders' names beside a term too short for the index
+ * ("copy 3": "3" in thousands of names and folders): the folder walk tests
+ * the word on each entry and reads the rows it keeps to test the short
+ * term, instead of the set of every row under those folders.
+ */
+describe("dense search plan from the first name a match can have, with a short term", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-short-", [org]));
+    seedTree(db, org, [
+      ...Array.from({ length: 6000 }, (_, i) => `/Early/${String(i % 100).padStart(2, "0")} track ${i}.flac`),
+      ...Array.from({ length: 600 }, (_, i) => `/Downloads/Doc ${i % 30} (copy ${i % 30})/b${i} report.pdf`),
+      "/Misc/Copy 3 of plan.txt",
+      "/Misc/copy.txt",
+    ]);
+    softDeleteSome(db, org, 20, 40);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  const general = () => createSearchRepo(db, ONLY_GENERAL);
+  /** The set walk's set: the rows under the word's folders, built from their children. */
+  const childrenSet = (sql: string) => sql.includes("UNION SELECT c.rowid FROM files c");
+  /** The folder walk reading rows to test a term the index cannot answer alone. */
+  const folderWalk = (sql: string) =>
+    sql.includes("INDEXED BY files_live_name_idx") &&
+    sql.includes("f.parent_id IN") &&
+    sql.includes("f.path");
+
+  it("gives the general plan's pages without building the set of the folders' rows", () => {
+    const { repo, ran } = notedRepo(db, { ...ANY_DENSE, denseFolderWalkFirst: 1000 });
+    const cases: Record<string, unknown>[] = [
+      { q: "copy 3" },
+      { q: "3 copy", offset: 7, limit: 9 },
+      { q: "copy 3", sort_order: "desc", limit: 25 },
+      { q: "copy 3", type: "file" },
+    ];
+    expectSamePages(repo, general(), org, cases, { plan: "dense" });
+    expect(ran.some(folderWalk)).toBe(true);
+    expect(ran.some(childrenSet)).toBe(false);
+  });
+
+  it("gives up to the set walk past the rows it may read, or where the sample places too many before the page", () => {
+    const cases: Record<string, unknown>[] = [
+      { q: "copy 3" },
+      { q: "copy 3", sort_order: "desc", limit: 25 },
+    ];
+    for (const options of [{ denseShortTermReads: 10 }, { denseShortTermExpected: 10 }]) {
+      const { repo, ran } = notedRepo(db, { ...ANY_DENSE, denseFolderWalkFirst: 1000, ...options });
+      expectSamePages(repo, general(), org, cases, { plan: "dense" });
+      expect(ran.some(childrenSet)).toBe(true);
+    }
+  });
+});
+
+/**
  * Several terms, one of them in far fewer rows than another ("part 1": "1"
  * in nearly every row through its trigrams): the set walk builds that
  * term's set alone and tests each row it reads for the whole text.
@@ -478,39 +567,7 @@ describe("dense search plan, a page the sample places far past the walk", () => 
   });
   afterAll(() => closeTempDb(dir, db));
 
-  /** A repository whose statements' SQL is noted as they are prepared and run. */
-  const watched = () => {
-    const ran: string[] = [];
-    const c = db.$client;
-    const client = new Proxy(c, {
-      get(target, key) {
-        if (key !== "prepare") {
-          const v = Reflect.get(target, key, target);
-          return typeof v === "function" ? v.bind(target) : v;
-        }
-        return (source: string) => {
-          const stmt = target.prepare(source);
-          const noted: object = new Proxy(stmt, {
-            get(s, k) {
-              const v = Reflect.get(s, k, s);
-              if (typeof v !== "function") return v;
-              return (...args: unknown[]) => {
-                if (k === "iterate" || k === "all" || k === "get") ran.push(source);
-                const out = v.apply(s, args);
-                // raw(), pluck() and the like hand back the statement: keep noting its runs.
-                return out === s ? noted : out;
-              };
-            },
-          });
-          return noted;
-        };
-      },
-    });
-    return {
-      repo: createSearchRepo({ $client: client } as unknown as Db, { ...ANY_DENSE, denseMaxWalk: 1000 }),
-      ran,
-    };
-  };
+  const watched = () => notedRepo(db, { ...ANY_DENSE, denseMaxWalk: 1000 });
   // The walk that reads the rows it passes, in the search's whole order (search.dense.ts walkQuery).
   const rowWalk = (sql: string) =>
     sql.includes("INDEXED BY files_live_name_idx") && sql.includes("f.path AS path");

@@ -216,6 +216,16 @@ export interface SearchPlanOptions {
    */
   denseFolderWalkFirst: number;
   /**
+   * Most rows that walk reads to test a term too short for the index beside
+   * longer ones ("12" of "copy 12": ~2-25 µs each with the entries passed
+   * between them) before it gives up to the set walk; and the most rows
+   * holding the longer terms the sample may place before the page for it
+   * to try (it overstates them: the walk starts from the first name a match
+   * can have).
+   */
+  denseShortTermReads: number;
+  denseShortTermExpected: number;
+  /**
    * Most matches the sample may expect for its set walks (search.sets.ts):
    * SQLite builds the set, ~0.5-1 µs a member, before the walk reads its
    * first row.
@@ -264,6 +274,8 @@ export const DEFAULT_PLAN: SearchPlanOptions = {
   denseMaxWalk: 3000,
   denseMinTotal: EXACT_TOTAL_BOUND,
   denseFolderWalkFirst: 16_384,
+  denseShortTermReads: 2048,
+  denseShortTermExpected: 6144,
   denseSetMax: 250_000,
   folders: true,
   large: true,

@@ -244,22 +244,34 @@ export const idList = (ids: readonly string[]): Sql => ({
 /**
  * Each term of `text` with the folders whose path holds it, from the FTS
  * index's paths of directories (FOLDER_MATCHES); none when `inSomePath`
- * says no folder's does. Undefined when a term is too short for the index.
+ * says no folder's does. Undefined when a term is too short for the index,
+ * or with `leaveShort`, such terms left out (the caller tests them on the
+ * rows) and undefined only when every term is.
  */
-export function folderTerms(text: string, inSomePath: (expr: string) => boolean): FolderTerm[] | undefined {
+export function folderTerms(
+  text: string,
+  inSomePath: (expr: string) => boolean,
+  leaveShort = false,
+): FolderTerm[] | undefined {
   const out: FolderTerm[] = [];
   for (const term of textTerms(text, MAX_TERMS)) {
     // A short term's folders are those of up to hundreds of trigrams ("e": every folder, from
     // ~300 doclists): more than the walk they would save.
-    if ([...term].length < TRIGRAM_MIN) return undefined;
+    if (isShortTerm(term)) {
+      if (leaveShort) continue;
+      return undefined;
+    }
     const expr = termExpression(term);
     out.push({
       term,
       folders: inSomePath(expr) ? { sql: FOLDER_MATCHES, params: [`path : (${expr})`] } : undefined,
     });
   }
-  return out;
+  return leaveShort && out.length === 0 ? undefined : out;
 }
+
+/** True for a term too short for the trigram index to answer by itself. */
+export const isShortTerm = (term: string): boolean => [...term].length < TRIGRAM_MIN;
 
 /**
  * For a walk of files_live_name_idx (which holds each row's parent,
