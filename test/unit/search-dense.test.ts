@@ -756,6 +756,50 @@ describe("dense search plan by size, the empty files' matches late by name", () 
 });
 
 /**
+ * By size, smallest first, in a library of mostly empty files whose names
+ * alone hold the term and come late by name: the empty files' bucket is
+ * walked by name over the set of the matches instead of testing every name
+ * passed, where the sample places the page far past the matches' number.
+ */
+describe("dense search plan by size, the matching names late among the empty files", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-sizes-set-", [org]));
+    // About one file in eight a match, spread over the rowids as a scan would write them; by name, last.
+    seedTree(db, org, [
+      ...Array.from(
+        { length: 3400 },
+        (_, i) => `/Files/${i % 20}/${(i * 37) % 101 < 13 ? `zz ${i}.tar.gz` : `aa ${i}.txt`}`,
+      ),
+      ...Array.from({ length: 40 }, (_, i) => ({ path: `/Files/${i % 20}/big ${i}.tar.gz`, size: 10 + i })),
+    ]);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  /** The walk testing each name it passes (search.dense.ts namesOnlyQuery). */
+  const namesWalk = (sql: string) => sql.includes("INDEXED BY files_live_name_idx") && sql.includes("GLOB");
+  /** A walk of the name index over the set of the text's matches. */
+  const setWalk = (sql: string) =>
+    sql.includes("INDEXED BY files_live_name_idx") && sql.includes("f.rowid IN (SELECT rowid FROM files_fts");
+
+  it("gives the general plan's pages from the set of the matches", () => {
+    // The set walked even though it is small (denseFewRows: else its rows are read instead).
+    const { repo, ran } = notedRepo(db, { ...ANY_DENSE, denseFewRows: 0 });
+    const cases: Record<string, unknown>[] = [
+      { q: "tar.gz", sort_by: "size" },
+      { q: "tar.gz", sort_by: "size", offset: 13, limit: 21 },
+      { q: "TAR.GZ", sort_by: "size", type: "file" },
+    ];
+    expectSamePages(repo, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
+    expect(ran.some(setWalk)).toBe(true);
+    expect(ran.some(namesWalk)).toBe(false);
+  });
+});
+
+/**
  * Text SQLite tests as the search does (no letters with a case, nothing a
  * decomposition changes): the walks test it in SQL, reading no row into
  * JavaScript, and by creation date walk as far as the sample places the page.
