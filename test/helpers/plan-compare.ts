@@ -4,7 +4,9 @@
  * the same order and, unless estimated, the same total.
  */
 import { expect } from "vitest";
+import type { Db } from "../../src/db/client.ts";
 import {
+  createSearchRepo,
   DEFAULT_PLAN,
   type Scope,
   type SearchPlanOptions,
@@ -70,3 +72,34 @@ export const ONLY_GENERAL: SearchPlanOptions = {
   span: false,
   subtree: false,
 };
+
+/** A repository over `db` whose statements' SQL is noted (`ran`) as they are run. */
+export function notedRepo(db: Db, options: SearchPlanOptions) {
+  const ran: string[] = [];
+  const c = db.$client;
+  const client = new Proxy(c, {
+    get(target, key) {
+      if (key !== "prepare") {
+        const v = Reflect.get(target, key, target);
+        return typeof v === "function" ? v.bind(target) : v;
+      }
+      return (source: string) => {
+        const stmt = target.prepare(source);
+        const noted: object = new Proxy(stmt, {
+          get(s, k) {
+            const v = Reflect.get(s, k, s);
+            if (typeof v !== "function") return v;
+            return (...args: unknown[]) => {
+              if (k === "iterate" || k === "all" || k === "get") ran.push(source);
+              const out = v.apply(s, args);
+              // raw(), pluck() and the like hand back the statement: keep noting its runs.
+              return out === s ? noted : out;
+            };
+          },
+        });
+        return noted;
+      };
+    },
+  });
+  return { repo: createSearchRepo({ $client: client } as unknown as Db, options), ran };
+}

@@ -30,7 +30,7 @@ import {
   setWalkQuery,
 } from "../../src/domain/search/search.sets.ts";
 import { newId } from "../../src/platform/ids.ts";
-import { expectSamePages, ONLY_GENERAL, totalOf } from "../helpers/plan-compare.ts";
+import { expectSamePages, notedRepo, ONLY_GENERAL, totalOf } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
@@ -43,37 +43,6 @@ const ANY_DENSE: SearchPlanOptions = {
   large: false,
   sizes: false,
 };
-
-/** A repository over `db` whose statements' SQL is noted (`ran`) as they are run. */
-function notedRepo(db: Db, options: SearchPlanOptions) {
-  const ran: string[] = [];
-  const c = db.$client;
-  const client = new Proxy(c, {
-    get(target, key) {
-      if (key !== "prepare") {
-        const v = Reflect.get(target, key, target);
-        return typeof v === "function" ? v.bind(target) : v;
-      }
-      return (source: string) => {
-        const stmt = target.prepare(source);
-        const noted: object = new Proxy(stmt, {
-          get(s, k) {
-            const v = Reflect.get(s, k, s);
-            if (typeof v !== "function") return v;
-            return (...args: unknown[]) => {
-              if (k === "iterate" || k === "all" || k === "get") ran.push(source);
-              const out = v.apply(s, args);
-              // raw(), pluck() and the like hand back the statement: keep noting its runs.
-              return out === s ? noted : out;
-            };
-          },
-        });
-        return noted;
-      };
-    },
-  });
-  return { repo: createSearchRepo({ $client: client } as unknown as Db, options), ran };
-}
 
 /**
  * The dense plan (search.dense.ts) must page exactly as the general plan

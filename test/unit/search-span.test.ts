@@ -4,7 +4,7 @@ import { createSearchRepo, type SearchPlanOptions } from "../../src/domain/searc
 import { parseSearchInput } from "../../src/domain/search/search.service.ts";
 import { spanQuery, spanSet, spanSetCountQuery } from "../../src/domain/search/search.span.ts";
 import { newId } from "../../src/platform/ids.ts";
-import { expectSamePages, grantsOf, ONLY_GENERAL, totalOf } from "../helpers/plan-compare.ts";
+import { expectSamePages, grantsOf, notedRepo, ONLY_GENERAL, totalOf } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
@@ -118,6 +118,22 @@ describe("folder span search plan", () => {
     expect(total({ q: "xmas final", path: "/Photos/Xmas" })).toBe(
       total({ q: "final", path: "/Photos/Xmas" }),
     );
+  });
+
+  it("lets the general plan read the index within the folder's rowids, with the same pages and totals", () => {
+    // The span plan declining at once (spanMaxMatches 0): the general plan answers, its FTS reads
+    // bounded by the folder's span and own row (search.query.ts RowidRange).
+    const { repo, ran } = notedRepo(db, { ...ONLY_GENERAL, span: true, spanMaxMatches: 0 });
+    const matching = cases.filter((i) => i.q !== "qqqq" && i.path !== "/Nowhere");
+    const more: Record<string, unknown>[] = [
+      // Terms the folder's own path holds: its own row matches too.
+      { q: "xmas", path: "/Photos/Xmas", limit: 1000 },
+      { q: "été", path: "/Photos/Été 2019", sort_by: "relevance", limit: 1000 },
+      { q: "final", path: "/Photos/Xmas", offset: 5, limit: 4 },
+    ];
+    expectSamePages(repo, general(), org, [...matching, ...more], { plan: "general" });
+    const ranged = (sql: string) => sql.includes("count(*) OVER ()") && sql.includes("rowid BETWEEN ? AND ?");
+    expect(ran.filter(ranged).length).toBeGreaterThanOrEqual(matching.length);
   });
 
   it("sees rows written after its span was read", () => {

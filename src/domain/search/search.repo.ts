@@ -57,6 +57,7 @@ import {
   MAX_TERMS,
   pageQuery,
   phraseTrigrams,
+  type RowidRange,
   type Sql,
   sizeBuckets,
   spellingsOf,
@@ -446,9 +447,9 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   };
   const ids = (q: Sql): string[] => (prepared(q).all(...q.params) as { id: string }[]).map((r) => r.id);
 
-  /** Number of live rows of the organization matching the search (and `acl`). */
-  const count = (organizationId: string, spec: SearchSpec, acl?: Sql): number =>
-    number(countQuery(organizationId, spec, acl));
+  /** Number of live rows of the organization matching the search (and `acl`), `within` rowids where given. */
+  const count = (organizationId: string, spec: SearchSpec, acl?: Sql, within?: RowidRange): number =>
+    number(countQuery(organizationId, spec, acl, within));
 
   /**
    * The broad plan's answer, or undefined when the general plan is the
@@ -688,6 +689,18 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
           .all(...q.params) as number[],
       );
     }) ?? undefined;
+  /**
+   * The range of rowids holding every row `spec`'s path filter keeps (its
+   * folder's span and own row: pathSpansOf), for the general plan
+   * (search.query.ts RowidRange); undefined without a path filter, or
+   * where the folder's span is not kept (past plan.spanMaxRows rows).
+   */
+  const pathRowids = (org: string, spec: SearchSpec): RowidRange | undefined => {
+    if (spec.path === undefined || !plan.span) return undefined;
+    const spans = pathSpansOf(org, spec.path)?.filter((s) => s.rows > 0);
+    if (!spans || spans.length === 0) return undefined;
+    return { lo: Math.min(...spans.map((s) => s.lo)), hi: Math.max(...spans.map((s) => s.hi)) };
+  };
   /**
    * About how many of the organization's live rows the buckets of a
    * search's range of sizes hold (sizeBucketRange), from the dense plan's
@@ -1087,8 +1100,9 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
         const runs = plan.runs ? runsPage(organizationId, spec, limit, offset, acl) : undefined;
         return runs ?? foldersPage(organizationId, spec, limit, offset, acl);
       }
-      const page = windowed(pageQuery(organizationId, spec, limit, offset, acl), offset, () =>
-        count(organizationId, spec, acl),
+      const within = pathRowids(organizationId, spec);
+      const page = windowed(pageQuery(organizationId, spec, limit, offset, acl, within), offset, () =>
+        count(organizationId, spec, acl, within),
       );
       return { ...page, estimated: false, plan: "general" };
     },
