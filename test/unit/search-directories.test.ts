@@ -4,6 +4,7 @@ import { directoriesByPath } from "../../src/domain/search/search.query.ts";
 import { createSearchRepo, DEFAULT_PLAN } from "../../src/domain/search/search.repo.ts";
 import { parseSearchInput, rowsInOrder } from "../../src/domain/search/search.service.ts";
 import { newId } from "../../src/platform/ids.ts";
+import { notedRepo } from "../helpers/plan-compare.ts";
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome } from "../helpers/tree-seed.ts";
 
@@ -80,4 +81,58 @@ describe("searches for directories only", () => {
     expect(directoriesByPath(repo().resolve(parseSearchInput({ q: "e", type: "directory" })))).toBe(true);
     expect(directoriesByPath(repo().resolve(parseSearchInput({ q: "e", type: "file" })))).toBe(false);
   });
+});
+
+/**
+ * A search of directories alone whose terms are all too short for the index
+ * by themselves, each beginning many trigrams (search.query.ts
+ * directoriesScanned): the directories are read and their paths tested.
+ * They must be the directories the same search finds among all rows.
+ */
+describe("searches for directories only by letters that begin many trigrams", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dirs-scan-", [org]));
+    // "e" followed by 26 x 3 pairs of characters: "e" begins ~80 trigrams of the index.
+    const letters = "abcdefghijklmnopqrstuvwxyz";
+    seedTree(db, org, [
+      ...[...letters].flatMap((l, i) => ["1", " ", "z"].map((n) => `/Many/E${l}${n}dir ${i}/f${i}.txt`)),
+      "/Photos/Été 2019/Plage/IMG_5.jpg",
+      "/Music/Zoë Keating/Into the Trees/01. Escape Artist.flac",
+      "/Docs/Old/b 1 notes/receipt.pdf",
+      { path: "/Docs/Empty é", type: "directory" },
+    ]);
+    softDeleteSome(db, org, 0, 3);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  const noted = () => notedRepo(db, { ...DEFAULT_PLAN, span: false, dense: false, broad: false });
+  const search = (repo: ReturnType<typeof noted>["repo"], input: Record<string, unknown>) => {
+    const spec = parseSearchInput({ limit: 1000, ...input });
+    const page = repo.page(org, spec, spec.limit, spec.offset);
+    return { plan: page.plan, total: page.total, rows: rowsInOrder(db, org, page.ids) };
+  };
+
+  it.each(["e", "E 1", "é z", "e b 1", "1"])(
+    "%s: the directories the same search finds among all rows",
+    (q) => {
+      const { repo, ran } = noted();
+      const only = search(repo, { q, type: "directory" });
+      const all = search(repo, { q }).rows.filter((r) => r.type === "directory");
+      expect(only.plan).toBe("general");
+      expect(only.rows.map((r) => r.path)).toEqual(all.map((r) => r.path));
+      expect(only.total).toBe(all.length);
+      expect(only.total).toBeGreaterThan(0);
+      const desc = search(repo, { q, type: "directory", sort_order: "desc" });
+      expect(desc.rows.map((r) => r.path)).toEqual(all.map((r) => r.path).reverse());
+      // "1" alone begins fewer trigrams here: asked of the index.
+      const scanned = ran.some(
+        (sql) => sql.includes("INDEXED BY files_live_dirs_idx") && sql.includes("count(*) OVER ()"),
+      );
+      expect(scanned).toBe(q !== "1");
+    },
+  );
 });

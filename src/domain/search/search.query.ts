@@ -331,25 +331,59 @@ export function directoriesByPath(spec: SearchSpec): boolean {
 }
 
 /**
+ * True when a search of directories alone (no folder, dates or tags) has
+ * only terms too short for the index by themselves, and asking the index
+ * would read the doclists of at least DIRECTORY_SCAN_TRIGRAMS trigrams
+ * they begin (or it could not be asked): the general plan then reads the
+ * organization's directories (files_live_dirs_idx, ~50k rows at 1M, ~40-80
+ * ms) and tests each term on their paths. In process at 1M rows: "a b"
+ * (86 and 23 trigrams) among directories 158 -> 99 ms, "e" (132) 233 -> 82,
+ * "ö" (80) 140 -> 70; "x y" (12 and 44) is left to the index (31 against
+ * 47), as are two letters and CJK (one trigram: ~3 against ~40-70).
+ */
+export function directoriesScanned(spec: SearchSpec): boolean {
+  if (spec.type !== "directory" || spec.tagIds.length > 0 || spec.path !== undefined) return false;
+  if (spec.startDate !== undefined || spec.endDate !== undefined) return false;
+  const terms = textTerms(spec.text, MAX_TERMS);
+  if (terms.length === 0 || terms.some((t) => [...t].length >= TRIGRAM_MIN || t.includes("/"))) return false;
+  const { fts, viaFolders, short } = termsOf(spec);
+  if (short.length > 0) return true;
+  const trigrams = [...fts, ...viaFolders].reduce((n, expr) => n + expr.split(" OR ").length, 0);
+  return trigrams >= DIRECTORY_SCAN_TRIGRAMS;
+}
+const DIRECTORY_SCAN_TRIGRAMS = 64;
+
+/**
  * FROM and WHERE shared by the count and the page query. `acl` is the
  * viewer's folder-grants condition on `f.acl_id` (access.ts aclCondition):
  * results, totals and pages only ever hold rows the viewer may read.
  */
 export function searchFilter(organizationId: string, spec: SearchSpec, acl?: Sql, within?: RowidRange): Sql {
   const range = rowidRange(within);
-  const { fts, viaFolders, short } = termsOf(spec);
-  const directoriesOnly = directoriesByPath(spec);
-  const where: string[] = ["f.organization_id = ?", "f.is_deleted = 0"];
+  const scanned = directoriesScanned(spec);
+  const terms = termsOf(spec);
+  // Directories read one by one: every term tested on the row's path, none asked of the index.
+  const { fts, viaFolders } = scanned ? { fts: [], viaFolders: [] } : terms;
+  const short = scanned ? textTerms(spec.text, MAX_TERMS) : terms.short;
+  const directoriesOnly = !scanned && directoriesByPath(spec);
+  // A literal type: SQLite uses the partial index of directories only when the query implies its WHERE.
+  const where: string[] = [
+    "f.organization_id = ?",
+    "f.is_deleted = 0",
+    ...(scanned ? ["f.type = 'directory'"] : []),
+  ];
   const params: unknown[] = [organizationId];
   // Without FTS the plan reads rows of the organization: through the path index for a
   // path filter, the creation dates' index for a date range, else through files_deleted_idx,
   // whose live entries are in rowid order (a sequential read; an index in name order would
   // make it random).
-  const rows = spec.path
-    ? "files_path_idx"
-    : spec.startDate || spec.endDate
-      ? "files_live_created_idx"
-      : "files_deleted_idx";
+  const rows = scanned
+    ? "files_live_dirs_idx"
+    : spec.path
+      ? "files_path_idx"
+      : spec.startDate || spec.endDate
+        ? "files_live_created_idx"
+        : "files_deleted_idx";
   let from = `files f INDEXED BY ${rows}`;
   const fromParams: unknown[] = [];
   const tagged = taggedFiles(spec.tagIds);
