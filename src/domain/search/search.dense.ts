@@ -8,6 +8,7 @@ import {
   countUpTo,
   EXACT_BUCKETS_BELOW,
   type Expand,
+  isShortTerm,
   LARGE_FILE_BYTES,
   lettersOf,
   MAX_TERMS,
@@ -31,7 +32,6 @@ import {
   idList,
   inFolders,
   inSet,
-  isShortTerm,
   nameSet,
   setOrder,
   setRowsQuery,
@@ -526,6 +526,10 @@ type BySize = [
 const inWalkOrder = (a: string, b: string, descending: boolean) =>
   (a < b ? -1 : a > b ? 1 : 0) * (descending ? -1 : 1);
 
+/** `names` case-folded and sorted in a walk's order. */
+const walkSorted = (names: readonly string[], descending: boolean): string[] =>
+  names.map(nocase).sort((a, b) => inWalkOrder(a, b, descending));
+
 /**
  * The sampled name about `share` of the way into the name order (descending
  * or not): where a walk of that share of the rows ends, near enough (the
@@ -534,7 +538,7 @@ const inWalkOrder = (a: string, b: string, descending: boolean) =>
  */
 export function nameAt(names: readonly string[], descending: boolean, share: number): string | undefined {
   if (share >= 1 || names.length === 0) return undefined;
-  const sorted = names.map(nocase).sort((a, b) => inWalkOrder(a, b, descending));
+  const sorted = walkSorted(names, descending);
   return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
 }
 
@@ -560,7 +564,7 @@ export function walkToPage(
 ): number {
   const at = (need * hits.length) / Math.max(1, total);
   if (hits.length === 0 || at > hits.length || names.length === 0) return rows;
-  const sorted = hits.map(nocase).sort((a, b) => inWalkOrder(a, b, descending));
+  const sorted = walkSorted(hits, descending);
   const folded = names.map(nocase);
   const place = (name: string) =>
     folded.filter((n) => inWalkOrder(n, name, descending) <= 0).length / names.length;
@@ -828,6 +832,15 @@ export function expectedLengthWalk(
  * by up to 1.7 times and understated the sets by up to 1.4: hence 30, not 20.
  */
 const ENTRIES_PER_SET_ROW = 30;
+
+/**
+ * How many times the matches' number of names into the order the sample
+ * must place a page of the empty files' bucket for the set of the matches
+ * to be walked instead of the names (nameWalkOf): "tar.gz", its page ~200k
+ * names in, 6.4x: 64 against 27 ms; "edited", 2.7x, 87 against 38; but
+ * "mkv", 2.05x, 29 against 37.
+ */
+const EMPTY_SET_WALK_PAST = 2.5;
 
 /** A bucket's rows read before one of a single size is walked by name instead (bySize). */
 const BUCKET_BEFORE_NAME_WALK = 2048;
@@ -1333,7 +1346,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     );
     if (!longEst) return undefined;
     const desc = spec.sortOrder === "desc";
-    const hits = est.hitNames.map(nocase).sort((a, b) => inWalkOrder(a, b, desc));
+    const hits = walkSorted(est.hitNames, desc);
     const at = Math.ceil((need * hits.length) / Math.max(1, est.total));
     const last = hits[Math.min(hits.length - 1, Math.max(0, at - 1))]!;
     const before = longEst.hitNames.filter((n) => inWalkOrder(nocase(n), last, desc) <= 0).length;
@@ -1681,10 +1694,8 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         setPage(org, spec, sample.set, acl)?.(limit, 0)
       );
     // As by name (the dense plan's name branch), where the sample places the page more names in
-    // than 2.5 times the matches, their set is walked instead ("tar.gz" among the empty files,
-    // its page ~200k names in, 6.4x: 64 against 27 ms; "edited", 2.7x, 87 against 38; but "mkv",
-    // 2.05x, 29 against 37), unless the walk passes more entries than the exact plans read rows
-    // for ("s12", ~57 entries a match).
+    // than EMPTY_SET_WALK_PAST times the matches, their set is walked instead, unless the walk
+    // passes more entries than the exact plans read rows for ("s12", ~57 entries a match).
     const place = walkToPage(
       sample.names,
       sample.set.hitNames,
@@ -1694,7 +1705,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       maxRowid(),
     );
     const viaSet =
-      place > 2.5 * sample.set.total && place <= ENTRIES_PER_SET_ROW * sample.set.textMatches
+      place > EMPTY_SET_WALK_PAST * sample.set.total && place <= ENTRIES_PER_SET_ROW * sample.set.textMatches
         ? setPage(org, spec, sample.set, acl)
         : undefined;
     return (

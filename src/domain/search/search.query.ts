@@ -47,6 +47,12 @@ export const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
 export const anyOf = (texts: readonly string[]): string =>
   texts.length === 1 ? quoted(texts[0]!) : `(${texts.map(quoted).join(" OR ")})`;
 
+/** How many texts an FTS expression asks for as alternatives (anyOf's; one for a quoted term). */
+const alternativesIn = (expr: string): number => expr.split(" OR ").length;
+
+/** True for a term too short for the trigram index to answer by itself. */
+export const isShortTerm = (term: string): boolean => [...term].length < TRIGRAM_MIN;
+
 /**
  * Lower-case letter → the lower-case letters that fold to it (foldText),
  * itself first, in the scripts whose accents the index's tokenizer keeps
@@ -345,10 +351,10 @@ export function directoriesScanned(spec: SearchSpec): boolean {
   if (spec.type !== "directory" || spec.tagIds.length > 0 || spec.path !== undefined) return false;
   if (spec.startDate !== undefined || spec.endDate !== undefined) return false;
   const terms = textTerms(spec.text, MAX_TERMS);
-  if (terms.length === 0 || terms.some((t) => [...t].length >= TRIGRAM_MIN || t.includes("/"))) return false;
+  if (terms.length === 0 || terms.some((t) => !isShortTerm(t) || t.includes("/"))) return false;
   const { fts, viaFolders, short } = termsOf(spec);
   if (short.length > 0) return true;
-  const trigrams = [...fts, ...viaFolders].reduce((n, expr) => n + expr.split(" OR ").length, 0);
+  const trigrams = [...fts, ...viaFolders].reduce((n, expr) => n + alternativesIn(expr), 0);
   return trigrams >= DIRECTORY_SCAN_TRIGRAMS;
 }
 const DIRECTORY_SCAN_TRIGRAMS = 64;

@@ -722,16 +722,15 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
     weight: (rowids) => rowids.length,
     most: SIZE_RANGES_KEPT,
   });
-  const sizeRangeRowids = (org: string, spec: SearchSpec): Uint32Array => {
-    const q = sizeRangeRowidsQuery(org, spec, SIZES_RANGE_MAX);
-    return sizeRanges(`${org} ${sizeBuckets(spec).join(" ")}`, () =>
-      Uint32Array.from(
+  const sizeRangeRowids = (org: string, spec: SearchSpec): Uint32Array =>
+    sizeRanges(`${org} ${sizeBuckets(spec).join(" ")}`, () => {
+      const q = sizeRangeRowidsQuery(org, spec, SIZES_RANGE_MAX);
+      return Uint32Array.from(
         prepared(q)
           .pluck()
           .all(...q.params) as number[],
-      ),
-    );
-  };
+      );
+    });
   const densePlan = createDensePlan(prepared, plan, {
     inSomePath,
     expand,

@@ -4,6 +4,7 @@ import {
   andClause,
   FOLDER_MATCHES,
   ftsExpression,
+  isShortTerm,
   MAX_TERMS,
   OWN_MATCHES,
   pathMatches,
@@ -269,9 +270,6 @@ export function folderTerms(
   }
   return leaveShort && out.length === 0 ? undefined : out;
 }
-
-/** True for a term too short for the trigram index to answer by itself. */
-export const isShortTerm = (term: string): boolean => [...term].length < TRIGRAM_MIN;
 
 /**
  * For a walk of files_live_name_idx (which holds each row's parent,

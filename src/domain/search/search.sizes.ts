@@ -32,7 +32,8 @@ import type { SearchSpec } from "./search.schemas.ts";
  *   are a superset of the matches, never fewer. A range's rowids are kept
  *   until the database changes (search.repo.ts sizeRangeRowids): a search
  *   paged or typed a letter at a time with the same sizes reads them once.
- *   Several words are read the same way. At 1M rows, from 100 to 400 bytes (61k rows): "cafe" 33 → 9,
+ *   Several words are read the same way. At 1M rows, from 100 to 400 bytes
+ *   (61k rows): "cafe" 33 → 9,
  *   "final" 64 → 26, "pink floyd" 58 → 14 ms (in process). A word with more
  *   own matches than it reads (plan.sizeOwnMax) has the range's rows read
  *   instead, as the subtree plan reads a folder's, when they are few enough.
