@@ -725,6 +725,48 @@ describe("dense search plan by size, the empty files' matches late by name", () 
 });
 
 /**
+ * By size, smallest first, the empty rows' matches through their folders'
+ * names, beginning late by name but many: the walk by name goes as far as
+ * the sample places the page, past the budget it would have from the
+ * matches' share alone, instead of building the set of the matches.
+ */
+describe("dense search plan by size, the empty rows' many matches late by name", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+  const letters = (i: number) =>
+    [...String(i * 7 + 1000)].map((d) => String.fromCharCode(97 + Number(d))).join("");
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-late-many-", [org]));
+    seedTree(db, org, [
+      ...Array.from({ length: 700 }, (_, i) => `/Early/${"abcde"[i % 5]}/aa ${letters(i)}.txt`),
+      ...Array.from({ length: 4200 }, (_, i) => `/Docs/x3y${letters(i % 40)}/zz ${letters(i)}.txt`),
+      ...Array.from({ length: 40 }, (_, i) => ({
+        path: `/Docs/x3yaaaa/zz big ${letters(i)}.txt`,
+        size: 10 + i,
+      })),
+    ]);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  /** A walk of the name index over the set of the text's matches. */
+  const setWalk = (sql: string) =>
+    sql.includes("INDEXED BY files_live_name_idx") && sql.includes("f.rowid IN (");
+
+  it("walks the names as far as the sample places the page, with the general plan's pages", () => {
+    // A walk allowed 200 rows from the matches' share (2 × denseMaxWalk): the page is ~700 names in.
+    const { repo, ran } = notedRepo(db, { ...ANY_DENSE, denseMaxWalk: 100 });
+    const cases: Record<string, unknown>[] = [
+      { q: "3", sort_by: "size" },
+      { q: "3", sort_by: "size", offset: 9, limit: 30 },
+    ];
+    expectSamePages(repo, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
+    expect(ran.some(setWalk)).toBe(false);
+  });
+});
+
+/**
  * By size, smallest first, in a library of mostly empty files whose names
  * alone hold the term and come late by name: the empty files' bucket is
  * walked by name over the set of the matches instead of testing every name
@@ -906,7 +948,11 @@ describe("dense search plan by relevance, names of one length by the thousand", 
   beforeAll(() => {
     ({ dir, db } = openTempDb("attic-dense-ties-", [org]));
     seedTree(db, org, [
-      ...Array.from({ length: 6200 }, (_, i) => `/Camera/${i % 31}/IMG_${String(i).padStart(4, "0")}.JPG`),
+      // Each name twice, in two cameras' folders: a page may end between a name's rows.
+      ...Array.from(
+        { length: 6200 },
+        (_, i) => `/Camera/${i % 29}/IMG_${String(i % 3100).padStart(4, "0")}.JPG`,
+      ),
       ...Array.from({ length: 300 }, (_, i) => `/Docs/img notes ${i}.txt`),
       ...Array.from({ length: 300 }, (_, i) => `/Docs/x${i}.txt`),
     ]);
@@ -924,6 +970,68 @@ describe("dense search plan by relevance, names of one length by the thousand", 
     expectSamePages(createSearchRepo(db, ANY_DENSE), createSearchRepo(db, ONLY_GENERAL), org, cases, {
       plan: "dense",
     });
+  });
+
+  /** The page's last length read from the name index (lengthTiesQuery), and its last name's ties. */
+  const tiesRead = (ran: readonly string[]) =>
+    ran.some((sql) => sql.includes("INDEXED BY files_live_name_idx") && sql.includes("length(f.name) = ?")) &&
+    ran.some((sql) => sql.includes("f.name = ? COLLATE NOCASE AND length(f.name) = ?"));
+
+  it("reads a short term's tied length from the name index when no set is built for it", () => {
+    // No set of the names holding "_": the walk from the shortest name tested in SQL.
+    const { repo, ran } = notedRepo(db, { ...ANY_DENSE, denseSetMax: 0 });
+    const cases: Record<string, unknown>[] = [
+      { q: "_", sort_by: "relevance" },
+      { q: "_", sort_by: "relevance", offset: 151, limit: 50 },
+      { q: "_", sort_by: "relevance", path: "/Camera", limit: 120 },
+    ];
+    expectSamePages(repo, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
+    expect(tiesRead(ran)).toBe(true);
+  });
+});
+
+/**
+ * A short term in file names alone (no folder's name holds it): names decide
+ * whether a row matches, so a walk by name tests the name index's entries
+ * alone, as for a longer term, reading no row it passes.
+ */
+describe("dense search plan, a short term in names alone", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-short-names-", [org]));
+    seedTree(db, org, [
+      // The matches first by name (else their set is walked instead: few, and far into the names).
+      ...Array.from({ length: 1800 }, (_, i) => `/Other/${i % 12}/mm ${i}.txt`),
+      ...Array.from({ length: 900 }, (_, i) => `/Files/${i % 12}/ab_${i % 7} ${i}.txt`),
+      // "q7" both in names and in a folder's: decided by paths, not names.
+      ...Array.from({ length: 300 }, (_, i) => `/Mixed q7/${i % 5}/mm q7 ${i}.txt`),
+    ]);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  /** namesOnlyQuery: the name index walked with the terms tested on its names. */
+  const namesOnly = (sql: string) =>
+    sql.startsWith("SELECT f.rowid, f.name FROM files f INDEXED BY files_live_name_idx") &&
+    !sql.includes("length(f.name) = ?");
+
+  it("walks the names alone, with the general plan's pages", () => {
+    const { repo, ran } = notedRepo(db, ANY_DENSE);
+    const cases: Record<string, unknown>[] = [
+      { q: "_3" },
+      { q: "_3", sort_order: "desc", limit: 20, offset: 7 },
+      { q: "B_", type: "file" },
+    ];
+    expectSamePages(repo, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
+    expect(ran.some(namesOnly)).toBe(true);
+  });
+
+  it("tests the paths where a folder's name holds the term", () => {
+    const { repo, ran } = notedRepo(db, ANY_DENSE);
+    expectSamePages(repo, createSearchRepo(db, ONLY_GENERAL), org, [{ q: "q7" }, { q: "q7", offset: 40 }]);
+    expect(ran.some(namesOnly)).toBe(false);
   });
 });
 

@@ -5,6 +5,7 @@ import { containsCondition } from "./search.contains.ts";
 import { type RowMatcher, rowMatcher } from "./search.match.ts";
 import {
   andClause,
+  anyOf,
   countUpTo,
   EXACT_BUCKETS_BELOW,
   type Expand,
@@ -19,7 +20,6 @@ import {
   sizeBucketOf,
   sizeBuckets,
   splitTerms,
-  TRIGRAM_MIN,
   termExpression,
   termsOf,
   textTerms,
@@ -414,24 +414,34 @@ export const lengthWalkedQuery = (organizationId: string, most: number, within?:
   entriesQuery(organizationId, "files_live_length_idx", { sql: "1", params: [] }, most, within);
 
 /**
- * The first `want` rows of `set` (a subquery of rowids) whose name is
- * `length` characters long and that pass `conditions`, in relevance's order
- * within a length (NOCASE name, then id), from the name index: where the
- * rows of one length tie past what a set walk by length reads.
+ * Rows whose name is `length` characters long, that pass `rows` (a
+ * condition: membership of a set of rowids, or the text tested on names,
+ * namesTextCondition), `conditions` and `within`, with their names, by
+ * NOCASE name from the name index: where rows of one length tie past what
+ * a walk by length reads in rowid order (a camera's "DSC_0000.NEF": 465k
+ * names of 12 characters, 427k holding "_"), the page's first of that
+ * length by name (firstByName). Not ordered by id too: that tie-break reads
+ * each entry's row (the first 50 of "d" among names of four letters, 91k
+ * names in: 136 against 11 ms).
  */
 export function lengthTiesQuery(
   organizationId: string,
-  set: Sql,
   length: number,
+  rows: Sql,
   conditions: Sql,
-  want: number,
+  within?: Sql,
+  named?: string,
 ): Sql {
   const row = andClause(conditions);
+  const span = andClause(within);
+  // Only the rows named so (case-folded), where given: the ties of a page's last name.
+  const only = named === undefined ? [] : [named];
   return {
     sql:
-      `SELECT f.rowid FROM files f INDEXED BY files_live_name_idx WHERE ${LIVE} AND length(f.name) = ? ` +
-      `AND f.rowid IN (${set.sql})${row.sql} ORDER BY f.name COLLATE NOCASE, f.id LIMIT ?`,
-    params: [organizationId, length, ...set.params, ...row.params, want],
+      `SELECT f.rowid, f.name FROM files f INDEXED BY files_live_name_idx WHERE ${LIVE}` +
+      `${named === undefined ? "" : " AND f.name = ? COLLATE NOCASE"} AND length(f.name) = ? ` +
+      `AND ${rows.sql}${span.sql}${row.sql} ORDER BY f.name COLLATE NOCASE`,
+    params: [organizationId, ...only, length, ...rows.params, ...span.params, ...row.params],
   };
 }
 
@@ -842,6 +852,22 @@ const ENTRIES_PER_SET_ROW = 30;
  */
 const EMPTY_SET_WALK_PAST = 2.5;
 
+/** The sample's names, and those of its rows whose name holds the text (expectedLengthWalk, tiesByName). */
+interface LengthSample {
+  names: readonly string[];
+  hits: readonly string[];
+}
+
+/** Entries of the name index tested (index alone) for the cost of one row read. */
+const NAME_ENTRIES_PER_ROW = 8;
+
+/**
+ * The share of the text's matches a name walk placed late by the sample
+ * may read (nameWalkOf): the exact plans read a row of every match (~0.7 µs
+ * each at 1M rows), a walk testing in SQL ~0.6-1.3 µs a row read.
+ */
+const LATE_WALK_SHARE = 4;
+
 /** A bucket's rows read before one of a single size is walked by name instead (bySize). */
 const BUCKET_BEFORE_NAME_WALK = 2048;
 
@@ -941,13 +967,18 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
 
   /**
    * True when a row matches `spec`'s text exactly when its name does: every
-   * term long enough for the index, without "/", and in no folder's path (so
-   * in a path only through the name at its end).
+   * term without "/" and in no folder's path (so in a path only through the
+   * name at its end); a short term as the index's trigrams it begins ("_2",
+   * in 277k names and no folder's name: its page by name is 143k names in,
+   * read from the name index alone), unless the index declined to expand it.
    */
   const nameDecides = (spec: SearchSpec): boolean =>
-    textTerms(spec.text, MAX_TERMS).every(
-      (t) => [...t].length >= TRIGRAM_MIN && !t.includes("/") && !inSomePath(termExpression(t)),
-    );
+    textTerms(spec.text, MAX_TERMS).every((t) => {
+      if (t.includes("/")) return false;
+      if (!isShortTerm(t)) return !inSomePath(termExpression(t));
+      const trigrams = expand(t);
+      return trigrams !== undefined && (trigrams.length === 0 || !inSomePath(anyOf(trigrams)));
+    });
 
   /**
    * By name, when names alone decide: walks the name index (names and
@@ -1574,9 +1605,9 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     budget: number,
     test: (c: ByLength) => boolean,
     acl?: Sql,
-    named?: Sql,
+    named?: { test: Sql; sample: LengthSample },
   ): number[] | undefined => {
-    if (named) return testedShortest(org, spec, want, budget, named, acl);
+    if (named) return testedShortest(org, spec, want, budget, named.test, named.sample, acl);
     const q = lengthWalkQuery(org, spec, acl, withinSpan(org, spec));
     const found: number[] = [];
     let walked = 0;
@@ -1593,6 +1624,42 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
   };
 
   /**
+   * The rowids of the first `want` rows of `q(undefined)` (rowids and names
+   * in NOCASE name order: lengthTiesQuery), and every row whose name equals
+   * the last one's case-folded (`q(name)`: its ties, asked of the index, for
+   * the next match after them may be far: "dist" and then "zod0"): the page
+   * is then sorted with its ties broken.
+   */
+  const firstByName = (q: (named?: string) => Sql, want: number): number[] => {
+    if (want <= 0) return [];
+    const first = q();
+    const out: [number, string][] = [];
+    for (const r of rows(first).iterate(...first.params) as IterableIterator<[number, string]>) {
+      out.push(r);
+      if (out.length >= want) break;
+    }
+    if (out.length < want) return out.map(([rowid]) => rowid);
+    const last = nocase(out.at(-1)![1]);
+    const tied = q(last);
+    const ties = rows(tied).all(...tied.params) as [number, string][];
+    return [...out.filter(([, name]) => nocase(name) !== last), ...ties].map(([rowid]) => rowid);
+  };
+
+  /**
+   * Whether the first `want` rows of names `length` characters long holding
+   * the text (`sample.hits` its sampled ones) are better read from the name
+   * index, testing each name it passes (~0.1 µs), than by reading the rest
+   * of that length's rows (~0.8 µs each), as far as the sample places them.
+   */
+  const tiesByName = (sample: LengthSample, length: number, want: number): boolean => {
+    const ofLength = (n: string) => [...n].length === length;
+    const hits = sample.hits.filter(ofLength);
+    const scale = maxRowid() / Math.max(1, sample.names.length);
+    const place = walkToPage(sample.names, hits, false, want, hits.length * scale, maxRowid());
+    return place < NAME_ENTRIES_PER_ROW * sample.names.filter(ofLength).length * scale;
+  };
+
+  /**
    * shortest over the rows whose name holds the text, tested in SQL
    * (testedLengthWalkQuery): "(" by relevance, whose shortest names holding
    * it are ~69k rows in, ~90 -> ~45 ms. Past the budget (counted from the
@@ -1604,18 +1671,37 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     want: number,
     budget: number,
     named: Sql,
+    sample: LengthSample,
     acl?: Sql,
   ): number[] | undefined => {
     const within = withinSpan(org, spec);
     const q = testedLengthWalkQuery(org, spec, named, budget, acl, within);
     const found: number[] = [];
     let len = -1;
+    let before = 0;
+    let readOn = false;
     for (const [rowid, length] of rows(q).iterate(...q.params) as IterableIterator<[number, number]>) {
       if (length !== len) {
         if (found.length >= want) return found;
         len = length;
+        before = found.length;
+        readOn = false;
       }
       found.push(rowid);
+      // The page ends among rows of one length tying past what is worth reading in rowid order:
+      // its rest is the first of that length by name, from the name index, where the sample places
+      // it few enough names in ("c": every name of three letters holding it is "src", 80% of the
+      // name index in, where the rest of the length is 18k rows: 12 against 92 ms).
+      if (found.length >= want + SET_WALK_TIES && !readOn) {
+        readOn = !tiesByName(sample, len, want - before);
+        if (readOn) continue;
+        const conditions = allConditions(spec, acl);
+        const ties = firstByName(
+          (only) => lengthTiesQuery(org, len, named, conditions, within, only),
+          want - before,
+        );
+        return [...found.slice(0, before), ...ties];
+      }
     }
     return value<number>(lengthWalkedQuery(org, budget, within)) > budget ? undefined : found;
   };
@@ -1687,12 +1773,31 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     sample: { names: readonly string[]; set: SetEstimate },
     acl?: Sql,
   ): WalkPage | undefined => {
-    if (!nameDecides(spec))
+    if (!nameDecides(spec)) {
+      // Where the sample places the page later than the budget reaches (the page's matches begin
+      // late in name order: "_" among the empty rows, ~61k names in, past the folders and files whose
+      // names begin with digits), as far as it places it, twice over, up to a share of the matches.
+      const late =
+        sample.set.hitNames.length >= LATE_PAGE_HITS
+          ? walkToPage(
+              sample.names,
+              sample.set.hitNames,
+              spec.sortOrder === "desc",
+              limit,
+              sample.set.total,
+              maxRowid(),
+            )
+          : 0;
+      // Placed past that share, the budget alone ("_2" among the empty rows: ~160k names in, 190 ms
+      // read to give up; but the sample misplaces some pages: "07", placed 6 times past, is ~2 ms in).
+      const most = sample.set.textMatches / LATE_WALK_SHARE;
+      const reach = late > most ? budget : Math.max(budget, Math.min(2 * late, most));
       return (
         folderPage(org, spec, limit, 0, acl) ??
-        walk(org, spec, limit, 0, budget, test, acl) ??
+        walk(org, spec, limit, 0, reach, test, acl) ??
         setPage(org, spec, sample.set, acl)?.(limit, 0)
       );
+    }
     // As by name (the dense plan's name branch), where the sample places the page more names in
     // than EMPTY_SET_WALK_PAST times the matches, their set is walked instead, unless the walk
     // passes more entries than the exact plans read rows for ("s12", ~57 entries a match).
@@ -1783,7 +1888,10 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
           }
         }
         // No name walk for this bucket (none of its size matched in the sample, or the walk gave up):
-        // its rows are read on, as any bucket's.
+        // its rows are read on, as any bucket's, unless the sample says they reach past the budget
+        // ("_2" smallest first: 690k empty rows, 143k of them read to give up, 135 ms).
+        const rowsOfSize = (sized.filter(([, s]) => s === size).length * maxRowid()) / sized.length;
+        if (walked + rowsOfSize - inBucket > budget) return undefined;
         readOn = true;
       }
       if (test(c)) bucket.push(c[0]);
@@ -1873,6 +1981,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         // Names that hold the text, tested in SQL where it can be exactly (namesTextCondition): "("
         // 94 -> 51 ms; words and letters since the organization's letters are known, "b" 103 -> 58,
         // "x" 124 -> 77, "a b" 105 -> 80 (in JavaScript ~0.9 µs a row).
+        const tested = namesTextCondition(spec);
         const found = shortest(
           org,
           spec,
@@ -1880,7 +1989,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
           budget,
           (c) => c[4] === 1 && inName(c),
           acl,
-          namesTextCondition(spec),
+          tested && { test: tested, sample: { names: est.names, hits: named } },
         );
         if (found && found.length >= offset + limit)
           return { ids: pageOf(SHORTEST_FIRST, found, limit, offset), total, estimated: true };
@@ -1891,12 +2000,15 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // Names of one length tie by the hundreds of thousands in a camera's folders ("IMG_0001.JPG"):
       // the page's last length's first names from the name index, tested for that length and the
       // set (".jpg" and "_" by relevance went to the general plan: 94 and 280 ms at 200k rows).
-      const ties = (length: unknown, want: number) => {
-        const tq = lengthTiesQuery(org, set!, Number(length), allConditions(spec, acl), want);
-        return prepared(tq)
-          .pluck()
-          .all(...tq.params) as number[];
-      };
+      // Their names tested in SQL where they can be exactly (namesTextCondition), not looked up in the
+      // set, which SQLite would build first (".jpg" by relevance: 420k names, 148 -> 33 ms).
+      const tied = namesTextCondition(spec) ?? inSet(set!);
+      const ties = (length: unknown, want: number) =>
+        firstByName(
+          (only) =>
+            lengthTiesQuery(org, Number(length), tied, allConditions(spec, acl), withinSpan(org, spec), only),
+          want,
+        );
       const page = byLength && setWalk(limit, offset, byLength, false, SHORTEST_FIRST, undefined, ties);
       if (!page) return undefined;
       if (page.matched >= offset + limit) return { ids: page.ids, total, estimated: true };
@@ -1970,7 +2082,11 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // name to test its path, and most may lie elsewhere (".jpg" under /Photos).
       const underPath = spec.path ? folderPage(org, spec, limit, offset, acl) : undefined;
       if (underPath) return answer(underPath, total);
-      if (nameDecides(spec)) {
+      // Names alone decide, but for a short term ("e0") the walk the sample says ends too far goes
+      // on below: the exact plans read every match of such a term and test it on each (~135 ms).
+      const decides = nameDecides(spec);
+      const short = textTerms(spec.text, MAX_TERMS).some(isShortTerm);
+      if (decides && (!short || toPage() <= NAMES_PER_MATCH * est.total)) {
         // Names alone decide: SQLite walks the name index testing each name itself, without
         // reading rows (one is read only for a name that matches), so a long stretch of names
         // without a match ("mkv" after a music library's "01. …" tracks) costs a fraction of a row
@@ -1984,7 +2100,9 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
         const entries = NAMES_PER_MATCH * est.total;
         const walked = toPage();
         if (walked > entries) return undefined;
-        const viaSet = walked > 2 * est.total ? setPage(org, spec, est, acl) : undefined;
+        // A short term's names are tested at more cost (every spelling of its letters: "s0", its
+        // page 234k names in for 118k matches, 60 ms testing names against 43 walking the set).
+        const viaSet = walked > (short ? 1 : 2) * est.total ? setPage(org, spec, est, acl) : undefined;
         const named = viaSet
           ? viaSet(limit, offset)
           : namesWalk(org, spec, limit, offset, entries, est.names, acl);
