@@ -1035,6 +1035,42 @@ describe("dense search plan, a short term in names alone", () => {
   });
 });
 
+/**
+ * A word naming a folder that holds most of the library ("photos" and
+ * /Photos): its matches are the folder's span of rowids, more than a set
+ * may hold, but a walk tests an entry against the span without building
+ * anything, so the set walk answers instead of the exact plans.
+ */
+describe("dense search plan, a word naming a folder past the sets' bound", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-big-folder-", [org]));
+    seedTree(db, org, [
+      ...Array.from({ length: 1600 }, (_, i) => `/Photos/${2000 + (i % 16)}/IMG_${i}.jpg`),
+      // Written last: by date, newest first, these come before any match.
+      ...Array.from({ length: 900 }, (_, i) => `/Docs/${i % 9}/report ${i}.pdf`),
+    ]);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  it("walks the folder's span, with the general plan's pages", () => {
+    // Sets of at most 100 matches; a walk reading rows gives up after 200.
+    const { repo, ran } = notedRepo(db, { ...ANY_DENSE, denseSetMax: 100, denseMaxWalk: 100 });
+    const cases: Record<string, unknown>[] = [
+      { q: "photos", sort_by: "updated_at", sort_order: "desc" },
+      { q: "photos", sort_by: "updated_at", sort_order: "desc", offset: 30, limit: 40 },
+      { q: "PHOTOS", sort_by: "updated_at", sort_order: "desc", type: "file" },
+    ];
+    expectSamePages(repo, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
+    expect(
+      ran.some((sql) => sql.includes("INDEXED BY files_live_updated_idx") && sql.includes("f.rowid BETWEEN")),
+    ).toBe(true);
+  });
+});
+
 describe("how many rows a walk of the size buckets reads, from the sample", () => {
   // 100 sampled rows standing for 1000: 90 empty files (bucket 100), none a match, then ten of a
   // few bytes (buckets 101-110), each a match.

@@ -136,6 +136,15 @@ describe("folder span search plan", () => {
     expect(ran.filter(ranged).length).toBeGreaterThanOrEqual(matching.length);
   });
 
+  it("answers a folder without rows at once, reading nothing of the index", () => {
+    const { repo, ran } = notedRepo(db, { ...ONLY_GENERAL, span: true });
+    for (const q of ["final", "ab", "_"]) {
+      const spec = parseSearchInput({ q, path: "/Nowhere" });
+      expect(repo.page(org, spec, 50, 0)).toMatchObject({ ids: [], total: 0, plan: "span" });
+    }
+    expect(ran.filter((sql) => sql.includes("files_fts MATCH"))).toEqual([]);
+  });
+
   it("sees rows written after its span was read", () => {
     const a = span();
     const spec = parseSearchInput({ q: "final", path: "/Photos/Xmas", limit: 1000 });

@@ -1089,9 +1089,11 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
    * other plans.
    */
   const matchSet = (org: string, spec: SearchSpec, estimated: number): Sql | undefined => {
-    if (spec.path || estimated > options.denseSetMax) return undefined;
+    if (spec.path) return undefined;
+    // Spans need no set built, however many rows they hold ("photos": 652k rows under /Tree/Photos).
     const spanned = spannedOf(org, spec);
     if (spanned) return spanned;
+    if (estimated > options.denseSetMax) return undefined;
     const set = textSet(org, spec.text, splitTerms(spec.text, expand), inSomePath);
     return set && inSet(set);
   };
