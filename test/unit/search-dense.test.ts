@@ -1071,6 +1071,39 @@ describe("dense search plan, a word naming a folder past the sets' bound", () =>
   });
 });
 
+/**
+ * By name, a page ending among thousands of rows of one name (a code
+ * checkout's "main.css" in every package): the set walk reads that name's
+ * first rows from the name index instead of giving up past SET_WALK_TIES.
+ */
+describe("dense search plan by name, thousands of rows of one name", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-name-ties-", [org]));
+    seedTree(db, org, [
+      ...Array.from({ length: 1200 }, (_, i) => `/Other/${i % 12}/aaa ${i}.txt`),
+      // Folders named after "main.css" (a match of "ha" through them), each holding one.
+      ...Array.from({ length: 6000 }, (_, i) => ({ path: `/Lib/zha${i}/main.css`, size: i % 3 })),
+    ]);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  it("reads the tied name's first rows, with the general plan's pages", () => {
+    // A walk reading rows gives up after 200: the set of the matches is walked.
+    const { repo, ran } = notedRepo(db, { ...ANY_DENSE, denseMaxWalk: 100 });
+    const cases: Record<string, unknown>[] = [
+      { q: "ha" },
+      { q: "ha", offset: 20, limit: 30 },
+      { q: "HA", min_size: 1, limit: 100 },
+    ];
+    expectSamePages(repo, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
+    expect(ran.some((sql) => sql.includes("f.name = ? COLLATE NOCASE AND (f.path"))).toBe(true);
+  });
+});
+
 describe("how many rows a walk of the size buckets reads, from the sample", () => {
   // 100 sampled rows standing for 1000: 90 empty files (bucket 100), none a match, then ten of a
   // few bytes (buckets 101-110), each a match.
