@@ -1104,6 +1104,42 @@ describe("dense search plan by name, thousands of rows of one name", () => {
   });
 });
 
+/**
+ * By name, text tested in JavaScript (letters: not a condition SQLite tests
+ * on paths) whose many matches begin late: the walk reads as far as the
+ * sample places the page, up to a quarter of a row a match, where no set
+ * walk could answer after it (the exact plans would read every match).
+ */
+describe("dense search plan by name, many matches late, tested on each row read", () => {
+  let dir: string;
+  let db: Db;
+  const org = newId();
+  const letters = (i: number) =>
+    [...String(i * 7 + 1000)].map((d) => String.fromCharCode(97 + Number(d))).join("");
+
+  beforeAll(() => {
+    ({ dir, db } = openTempDb("attic-dense-name-late-", [org]));
+    seedTree(db, org, [
+      ...Array.from({ length: 700 }, (_, i) => `/Early/${"abcde"[i % 5]}/aa ${letters(i)}.txt`),
+      ...Array.from({ length: 6000 }, (_, i) => `/Docs/Qz${letters(i % 40)}/zz ${letters(i)}.txt`),
+    ]);
+  });
+  afterAll(() => closeTempDb(dir, db));
+
+  /** A walk of the name index over the set of the text's matches. */
+  const setWalk = (sql: string) =>
+    sql.includes("INDEXED BY files_live_name_idx") && sql.includes("f.rowid IN (");
+
+  it("walks as far as the sample places the page, with the general plan's pages", () => {
+    // A walk's budget from the matches' share alone: 6,000 / 16 rows, where the page is ~800 in;
+    // and no set of the matches after it (more than denseSetMax, no folder's span for them).
+    const { repo, ran } = notedRepo(db, { ...ANY_DENSE, denseMaxWalk: 100, denseSetMax: 1000 });
+    const cases: Record<string, unknown>[] = [{ q: "qz" }, { q: "QZ", offset: 9, limit: 30 }];
+    expectSamePages(repo, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
+    expect(ran.some(setWalk)).toBe(false);
+  });
+});
+
 describe("how many rows a walk of the size buckets reads, from the sample", () => {
   // 100 sampled rows standing for 1000: 90 empty files (bucket 100), none a match, then ten of a
   // few bytes (buckets 101-110), each a match.

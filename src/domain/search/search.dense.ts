@@ -754,6 +754,13 @@ const TESTED_ROWS_PER_MATCH = 3;
  */
 const FILTERED_ROWS_PER_MATCH = 0.5;
 
+/**
+ * Rows a walk by name testing each in JavaScript (~1.6 µs a row read and
+ * handed over) may read for each match of the text the exact plans would
+ * read (~0.85 µs each), where the sample places the page past its budget.
+ */
+const READ_ROWS_PER_MATCH = 0.25;
+
 /** Rows tying with a set walk's page past it that it reads before giving up (each is sorted with the page). */
 const SET_WALK_TIES = 5000;
 
@@ -2183,8 +2190,15 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     // row: 150-160 -> 14-17 ms at 200k rows; "#" by name, its page 200k names in, is left to the
     // set walk (2.5x faster there).
     const tested = pathTextCondition(spec.text) !== undefined;
+    const filtered = tested || allConditions(spec, acl).sql !== "1";
+    // By name, a walk testing each row in JavaScript (~1.6 µs a row) goes as far too, up to a
+    // quarter of a row a match, where no set walk answers after it (its matches past a set's bound,
+    // and no spans for them): "x" by name descending, its page ~47k names from the end, where the
+    // walk gave up at 22k for the exact plans' 365k matches (~390 ms with the broad plan's counts).
+    // Where a set walk can ("photos", by its folder's span: 10 ms), going further costs more (24).
+    const unsettable = () => est.textMatches > options.denseSetMax && !spannedOf(org, spec);
     const extendable =
-      !spec.path && spec.sortBy !== "size" && (tested || allConditions(spec, acl).sql !== "1");
+      !spec.path && spec.sortBy !== "size" && (filtered || (spec.sortBy === "name" && unsettable()));
     const placed = !extendable
       ? 0
       : spec.sortBy === "name"
@@ -2197,7 +2211,11 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
             est.total,
             maxRowid(),
           );
-    const perMatch = tested && spec.sortBy === "created_at" ? TESTED_ROWS_PER_MATCH : FILTERED_ROWS_PER_MATCH;
+    const perMatch = !filtered
+      ? READ_ROWS_PER_MATCH
+      : tested && spec.sortBy === "created_at"
+        ? TESTED_ROWS_PER_MATCH
+        : FILTERED_ROWS_PER_MATCH;
     const reach =
       placed > 0 && 1.5 * placed <= perMatch * est.textMatches ? Math.max(maxWalk, 2 * placed) : maxWalk;
     /**
