@@ -1819,21 +1819,21 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     sample: { names: readonly string[]; set: SetEstimate },
     acl?: Sql,
   ): WalkPage | undefined => {
+    /** Entries of the name order before the page's last match, as the sample places it (walkToPage). */
+    const placed = () =>
+      walkToPage(
+        sample.names,
+        sample.set.hitNames,
+        spec.sortOrder === "desc",
+        limit,
+        sample.set.total,
+        maxRowid(),
+      );
     if (!nameDecides(spec)) {
       // Where the sample places the page later than the budget reaches (the page's matches begin
       // late in name order: "_" among the empty rows, ~61k names in, past the folders and files whose
       // names begin with digits), as far as it places it, twice over, up to a share of the matches.
-      const late =
-        sample.set.hitNames.length >= LATE_PAGE_HITS
-          ? walkToPage(
-              sample.names,
-              sample.set.hitNames,
-              spec.sortOrder === "desc",
-              limit,
-              sample.set.total,
-              maxRowid(),
-            )
-          : 0;
+      const late = sample.set.hitNames.length >= LATE_PAGE_HITS ? placed() : 0;
       // Placed past that share, the budget alone ("_2" among the empty rows: ~160k names in, 190 ms
       // read to give up; but the sample misplaces some pages: "07", placed 6 times past, is ~2 ms in).
       const most = sample.set.textMatches / LATE_WALK_SHARE;
@@ -1847,14 +1847,7 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
     // As by name (the dense plan's name branch), where the sample places the page more names in
     // than EMPTY_SET_WALK_PAST times the matches, their set is walked instead, unless the walk
     // passes more entries than the exact plans read rows for ("s12", ~57 entries a match).
-    const place = walkToPage(
-      sample.names,
-      sample.set.hitNames,
-      spec.sortOrder === "desc",
-      limit,
-      sample.set.total,
-      maxRowid(),
-    );
+    const place = placed();
     const viaSet =
       place > EMPTY_SET_WALK_PAST * sample.set.total && place <= ENTRIES_PER_SET_ROW * sample.set.textMatches
         ? setPage(org, spec, sample.set, acl)
