@@ -34,6 +34,14 @@ import { expectSamePages, notedRepo, ONLY_GENERAL, totalOf } from "../helpers/pl
 import { closeTempDb, openTempDb } from "../helpers/temp-db.ts";
 import { seedTree, softDeleteSome, spreadDates } from "../helpers/tree-seed.ts";
 
+/** Letters for a number: names without digits. */
+const letters = (i: number) =>
+  [...String(i * 7 + 1000)].map((d) => String.fromCharCode(97 + Number(d))).join("");
+
+/** A walk of the name index over a set of the text's matches (setWalkQuery). */
+const nameSetWalk = (sql: string) =>
+  sql.includes("INDEXED BY files_live_name_idx") && sql.includes("f.rowid IN (");
+
 /** The dense plan at any size (the libraries here are small), the others it would give way to off. */
 const ANY_DENSE: SearchPlanOptions = {
   ...DEFAULT_PLAN,
@@ -694,9 +702,6 @@ describe("dense search plan by size, the empty files' matches late by name", () 
   let dir: string;
   let db: Db;
   const org = newId();
-  /** Letters for a number: names without digits. */
-  const letters = (i: number) =>
-    [...String(i * 7 + 1000)].map((d) => String.fromCharCode(97 + Number(d))).join("");
 
   beforeAll(() => {
     ({ dir, db } = openTempDb("attic-dense-late-", [org]));
@@ -734,8 +739,6 @@ describe("dense search plan by size, the empty rows' many matches late by name",
   let dir: string;
   let db: Db;
   const org = newId();
-  const letters = (i: number) =>
-    [...String(i * 7 + 1000)].map((d) => String.fromCharCode(97 + Number(d))).join("");
 
   beforeAll(() => {
     ({ dir, db } = openTempDb("attic-dense-late-many-", [org]));
@@ -750,10 +753,6 @@ describe("dense search plan by size, the empty rows' many matches late by name",
   });
   afterAll(() => closeTempDb(dir, db));
 
-  /** A walk of the name index over the set of the text's matches. */
-  const setWalk = (sql: string) =>
-    sql.includes("INDEXED BY files_live_name_idx") && sql.includes("f.rowid IN (");
-
   it("walks the names as far as the sample places the page, with the general plan's pages", () => {
     // A walk allowed 200 rows from the matches' share (2 × denseMaxWalk): the page is ~700 names in.
     const { repo, ran } = notedRepo(db, { ...ANY_DENSE, denseMaxWalk: 100 });
@@ -762,7 +761,7 @@ describe("dense search plan by size, the empty rows' many matches late by name",
       { q: "3", sort_by: "size", offset: 9, limit: 30 },
     ];
     expectSamePages(repo, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
-    expect(ran.some(setWalk)).toBe(false);
+    expect(ran.some(nameSetWalk)).toBe(false);
   });
 });
 
@@ -1114,8 +1113,6 @@ describe("dense search plan by name, many matches late, tested on each row read"
   let dir: string;
   let db: Db;
   const org = newId();
-  const letters = (i: number) =>
-    [...String(i * 7 + 1000)].map((d) => String.fromCharCode(97 + Number(d))).join("");
 
   beforeAll(() => {
     ({ dir, db } = openTempDb("attic-dense-name-late-", [org]));
@@ -1126,17 +1123,13 @@ describe("dense search plan by name, many matches late, tested on each row read"
   });
   afterAll(() => closeTempDb(dir, db));
 
-  /** A walk of the name index over the set of the text's matches. */
-  const setWalk = (sql: string) =>
-    sql.includes("INDEXED BY files_live_name_idx") && sql.includes("f.rowid IN (");
-
   it("walks as far as the sample places the page, with the general plan's pages", () => {
     // A walk's budget from the matches' share alone: 6,000 / 16 rows, where the page is ~800 in;
     // and no set of the matches after it (more than denseSetMax, no folder's span for them).
     const { repo, ran } = notedRepo(db, { ...ANY_DENSE, denseMaxWalk: 100, denseSetMax: 1000 });
     const cases: Record<string, unknown>[] = [{ q: "qz" }, { q: "QZ", offset: 9, limit: 30 }];
     expectSamePages(repo, createSearchRepo(db, ONLY_GENERAL), org, cases, { plan: "dense" });
-    expect(ran.some(setWalk)).toBe(false);
+    expect(ran.some(nameSetWalk)).toBe(false);
   });
 });
 

@@ -2121,31 +2121,31 @@ export function createDensePlan(prepared: (q: Sql) => Statement, options: DenseO
       // name to test its path, and most may lie elsewhere (".jpg" under /Photos).
       const underPath = spec.path ? folderPage(org, spec, limit, offset, acl) : undefined;
       if (underPath) return answer(underPath, total);
-      // Names alone decide, but for a short term ("e0") the walk the sample says ends too far goes
-      // on below: the exact plans read every match of such a term and test it on each (~135 ms).
-      const decides = nameDecides(spec);
-      const short = textTerms(spec.text, MAX_TERMS).some(isShortTerm);
-      if (decides && (!short || toPage() <= NAMES_PER_MATCH * est.total)) {
+      if (nameDecides(spec)) {
         // Names alone decide: SQLite walks the name index testing each name itself, without
         // reading rows (one is read only for a name that matches), so a long stretch of names
         // without a match ("mkv" after a music library's "01. …" tracks) costs a fraction of a row
         // read each: ~0.3 µs, against ~4 µs a match for the exact plans, so a walk of eight names
         // a match the sample expects costs them little when it gives up.
         // A walk the sample says ends past that ("dsc0" by name descending: its names near the end
-        // of the order) is left to the exact plans at once. One it says reads more than twice as
-        // many names as there are matches walks their set instead ("tar.gz" in a library of empty
-        // files): an entry costs ~0.15 µs there against ~0.45 testing the name, and the set ~0.6 µs
-        // a match to build.
+        // of the order) is left to the exact plans at once, but for a short term ("e0"), whose
+        // matches the exact plans read and test each (~135 ms), it goes on to the walks below.
+        // One it says reads more than twice as many names as there are matches walks their set
+        // instead ("tar.gz" in a library of empty files): an entry costs ~0.15 µs there against
+        // ~0.45 testing the name, and the set ~0.6 µs a match to build; for a short term, once as
+        // many, its names costing more to test (every spelling of its letters: "s0", its page 234k
+        // names in for 118k matches, 60 ms testing names against 43 walking the set).
+        const short = textTerms(spec.text, MAX_TERMS).some(isShortTerm);
         const entries = NAMES_PER_MATCH * est.total;
         const walked = toPage();
-        if (walked > entries) return undefined;
-        // A short term's names are tested at more cost (every spelling of its letters: "s0", its
-        // page 234k names in for 118k matches, 60 ms testing names against 43 walking the set).
-        const viaSet = walked > (short ? 1 : 2) * est.total ? setPage(org, spec, est, acl) : undefined;
-        const named = viaSet
-          ? viaSet(limit, offset)
-          : namesWalk(org, spec, limit, offset, entries, est.names, acl);
-        return named && answer(named, total);
+        if (walked <= entries) {
+          const viaSet = walked > (short ? 1 : 2) * est.total ? setPage(org, spec, est, acl) : undefined;
+          const named = viaSet
+            ? viaSet(limit, offset)
+            : namesWalk(org, spec, limit, offset, entries, est.names, acl);
+          return named && answer(named, total);
+        }
+        if (!short) return undefined;
       }
       // With a term in folders' paths, the matches gather where their folders' rows fall in the
       // name order ("photos": none among a music library's "01. …" tracks, a sixth of the order):

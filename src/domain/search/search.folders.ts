@@ -2,12 +2,12 @@ import { termCondition } from "./search.contains.ts";
 import {
   directoriesByPath,
   ftsExpression,
+  isShortTerm,
   lettersOf,
   MAX_TERMS,
   rowFilters,
   type Sql,
   searchOrder,
-  TRIGRAM_MIN,
   termExpression,
   termsOf,
   textTerms,
@@ -55,7 +55,7 @@ interface Term {
 function termsOfText(spec: SearchSpec): Term[] {
   const { viaFolders, short } = termsOf(spec);
   return textTerms(spec.text, MAX_TERMS).map((text) => {
-    const expr = [...text].length >= TRIGRAM_MIN ? termExpression(text) : undefined;
+    const expr = isShortTerm(text) ? undefined : termExpression(text);
     return {
       text,
       expr,

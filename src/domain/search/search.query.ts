@@ -125,7 +125,7 @@ export function textTerms(text: string, max: number): string[] {
 export function splitTerms(text: string, expand?: Expand): Terms {
   const out: Terms = { fts: [], viaFolders: [], short: [], none: false };
   for (const raw of textTerms(text, MAX_TERMS)) {
-    if ([...raw].length >= TRIGRAM_MIN) {
+    if (!isShortTerm(raw)) {
       out.fts.push(termExpression(raw));
       continue;
     }

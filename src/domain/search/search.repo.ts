@@ -54,6 +54,7 @@ import {
   countUpTo,
   type Expand,
   ftsExpression,
+  isShortTerm,
   MAX_TERMS,
   pageQuery,
   phraseTrigrams,
@@ -62,7 +63,6 @@ import {
   sizeBuckets,
   spellingsOf,
   splitTerms,
-  TRIGRAM_MIN,
   termExpression,
   termsOf,
   textTerms,
@@ -785,8 +785,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
   const runsPage: RangePlan = (org, spec, limit, offset, acl) => {
     const terms = termsOf(spec);
     const texts = textTerms(spec.text, MAX_TERMS);
-    if (terms.short.length > 0 || texts.length < 2 || texts.some((t) => [...t].length < TRIGRAM_MIN))
-      return undefined;
+    if (terms.short.length > 0 || texts.length < 2 || texts.some(isShortTerm)) return undefined;
     const found: { expr: string; runs: [number, number][]; rows: number }[] = [];
     for (const text of texts) {
       const expr = termExpression(text);
@@ -1051,7 +1050,7 @@ export function createSearchRepo(db: { $client: Database.Database }, plan: Searc
         plan.sizes &&
         plan.sizeRowids &&
         sizeRangeEligible(input) &&
-        textTerms(input.text, MAX_TERMS).every((t) => [...t].length >= TRIGRAM_MIN);
+        textTerms(input.text, MAX_TERMS).every((t) => !isShortTerm(t));
       if (wordsInRange) {
         const spec = resolved(input);
         if (spec.terms?.none) return { ids: [], total: 0, estimated: false, plan: "sizes" };

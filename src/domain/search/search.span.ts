@@ -3,9 +3,9 @@ import { termCondition } from "./search.contains.ts";
 import {
   anyOf,
   countUpTo,
+  isShortTerm,
   MAX_TERMS,
   type Sql,
-  TRIGRAM_MIN,
   termExpression,
   textTerms,
 } from "./search.query.ts";
@@ -106,7 +106,7 @@ export function spanTerms(
   expand: (term: string) => string[] | undefined,
 ): { terms: SpanTerm[]; resolve: () => SpanTerm[] | undefined } | undefined {
   const resolveOne = (term: string): SpanTerm | undefined => {
-    if ([...term].length >= TRIGRAM_MIN) return { term, expr: termExpression(term), scanned: false };
+    if (!isShortTerm(term)) return { term, expr: termExpression(term), scanned: false };
     const trigrams = expand(term);
     if (trigrams?.length === 0) return undefined;
     const expr = trigrams && anyOf(trigrams);
