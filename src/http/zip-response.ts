@@ -10,11 +10,91 @@ import { contentDisposition } from "./file-response.ts";
 
 type Ctx = import("hono").Context<Env>;
 
-/** yazl, loaded by the first zip download rather than at start; its CRC-32 goes native first (see zip-crc.ts). */
+/**
+ * yazl, loaded by the first zip download rather than at start; its CRC-32 goes
+ * native first (see zip-crc.ts), and each local header gets a timestamp field
+ * (see withLocalTimestamps).
+ */
 const yazl = loadOnce(async () => {
   await import("../platform/zip-crc.ts");
-  return import("yazl");
+  const lib = await import("yazl");
+  withLocalTimestamps(lib.ZipFile);
+  return lib;
 });
+
+/** The part of yazl's entry (not its public API) this file relies on. */
+interface YazlEntry {
+  utf8FileName: Buffer;
+  isDirectory: boolean;
+  uncompressedSize: number;
+  mtime: Date;
+  getLocalFileHeader(): Buffer;
+}
+const entriesOf = (zip: object): YazlEntry[] => (zip as { entries: YazlEntry[] }).entries;
+
+/** "UT" (0x5455), Info-ZIP's extended timestamp, local form: flags, then mtime and atime (Unix seconds). */
+const LOCAL_UT_LENGTH = 4 + 1 + 4 + 4;
+
+/**
+ * yazl writes the extended-timestamp extra field in the central directory
+ * only, and no extra field at all in the local headers. Info-ZIP's unzip
+ * converts a UTF-8 name (bit 11) to the locale's charset while it reads the
+ * extra field that follows the name, a step skipped when that field is empty
+ * (fileio.c, do_string). So it converted the central name but not the local
+ * one, and in a locale without UTF-8 (C, POSIX: `env -i`, cron, containers)
+ * the central name became "#U00e9" escapes, unlike the local one: "mismatching
+ * local filename" for every non-ASCII entry, exit status 1. A Zip64 entry's
+ * central extra field does the same, so dropping the timestamp (yazl's
+ * forceDosTimestamp) would mend only archives under 4 GiB.
+ * With the field in both headers both names are converted alike (as in
+ * Info-ZIP's own zip), and unzip sets an extracted file's mtime from it in UTC
+ * rather than from the DOS time, which is the server's local time.
+ *
+ * Set on the prototype, before any entry exists: yazl writes a local header as
+ * soon as the entry is added when it is next in line.
+ */
+function withLocalTimestamps(ZipFile: typeof import("yazl").ZipFile): void {
+  const probe = new ZipFile();
+  probe.addEmptyDirectory("probe");
+  const entry = Object.getPrototypeOf(entriesOf(probe)[0]) as YazlEntry;
+  const yazlHeader = entry.getLocalFileHeader;
+  entry.getLocalFileHeader = function (this: YazlEntry): Buffer {
+    const header = yazlHeader.call(this);
+    // The extra field's length, at offset 28: yazl writes none, this field follows the name.
+    header.writeUInt16LE(header.readUInt16LE(28) + LOCAL_UT_LENGTH, 28);
+    const ut = Buffer.alloc(LOCAL_UT_LENGTH);
+    ut.writeUInt16LE(0x5455, 0);
+    ut.writeUInt16LE(LOCAL_UT_LENGTH - 4, 2);
+    // mtime and atime, as the central field's flags (yazl's, 0x03) say the local one holds;
+    // no access time is kept, so the modification time stands for it (as unzip does without one).
+    ut.writeUInt8(0x03, 4);
+    const seconds = Math.max(-0x80000000, Math.min(0x7fffffff, Math.floor(this.mtime.getTime() / 1000)));
+    ut.writeInt32LE(seconds, 5);
+    ut.writeInt32LE(seconds, 9);
+    return Buffer.concat([header, ut]);
+  };
+}
+
+/**
+ * The archive's length, from yazl's entries as it writes them (stored, a data
+ * descriptor after each file, Zip64 fields past 4 GiB) with the local
+ * timestamps above. yazl's own estimate (`end`'s callback) misses those
+ * timestamps, and counts a Zip64 end record once the central directory passes
+ * 64 KiB (~800 entries) where it writes one only past 4 GiB.
+ */
+function zipLength(entries: readonly YazlEntry[]): number {
+  const MAX32 = 0xffffffff;
+  let offset = 0;
+  let central = 0;
+  for (const e of entries) {
+    const zip64 = e.uncompressedSize > MAX32 - 1 || offset > MAX32 - 1;
+    offset += 30 + e.utf8FileName.length + LOCAL_UT_LENGTH + e.uncompressedSize;
+    if (!e.isDirectory) offset += zip64 ? 24 : 16;
+    central += 46 + e.utf8FileName.length + 9 + (zip64 ? 28 : 0);
+  }
+  const zip64End = entries.length >= 0xffff || central >= MAX32 || offset >= MAX32;
+  return offset + central + (zip64End ? 56 + 20 : 0) + 22;
+}
 
 /**
  * Streams a zip of `entries` as it is written (yazl): stored without
@@ -57,15 +137,10 @@ export async function sendZip(
   };
   const requestId = c.get("requestId");
   if (requestId) headers["X-Request-Id"] = requestId;
-  // Every entry's size is given and nothing is compressed, so yazl knows the
-  // archive's size before writing it (it calls back at once): browsers show progress.
-  let total = -1;
-  // (@types/yazl omits the callback's argument.)
-  const end = zip.end as unknown as (options: object, sized: (size: number) => void) => void;
-  end.call(zip, {}, (size) => {
-    total = size;
-  });
-  if (total >= 0) headers["Content-Length"] = String(total);
+  // Every entry's size is given and nothing is compressed, so the archive's
+  // length is known before it is written: browsers show progress.
+  headers["Content-Length"] = String(zipLength(entriesOf(zip)));
+  zip.end();
   if (!out) {
     return c.body(zip.outputStream as never, 200, headers);
   }

@@ -6,6 +6,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -25,18 +26,38 @@ import { hasProgram } from "../helpers/programs.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { waitFor } from "./watched.helpers.ts";
 
+/** Info-ZIP unzip (what most people's tools are built on) is on PATH; if not, said on stderr (CI installs it). */
+function hasUnzip(check: string): boolean {
+  if (hasProgram("unzip")) return true;
+  process.stderr.write(`zip tests: unzip not installed, ${check} skipped\n`);
+  return false;
+}
+
 /**
- * `unzip -t` (Info-ZIP, what most people's tools are built on) on an archive
- * file: its verdict line. Asynchronous: the server under test runs in this
- * process. Undefined, said on stderr, where unzip is not installed (CI installs it).
+ * Info-ZIP `unzip` with `args`, in locale `lang` (LC_ALL) and time zone `tz`:
+ * everything it printed, whatever its exit status (1 for a warning).
+ * Asynchronous: the server under test runs in this process.
+ */
+async function runUnzip(args: string[], lang: string, tz = "UTC"): Promise<string> {
+  const env = { ...process.env, LC_ALL: lang, TZ: tz };
+  try {
+    const { stdout, stderr } = await promisify(execFile)("unzip", args, { env, maxBuffer: 1 << 20 });
+    return stdout + stderr;
+  } catch (err) {
+    const { stdout = "", stderr = "" } = err as { stdout?: string; stderr?: string };
+    return `${stdout}${stderr}${String(err)}`;
+  }
+}
+
+/**
+ * `unzip -t` on an archive file in the C locale (a service under `env -i`,
+ * cron, a bare container), where unzip turns a UTF-8 name into #Uxxxx escapes
+ * and so compares the local and central names at their most fragile: its
+ * output, or undefined where unzip is not installed.
  */
 async function unzipTest(file: string): Promise<string | undefined> {
-  if (!hasProgram("unzip")) {
-    process.stderr.write("zip tests: unzip not installed, `unzip -t` skipped\n");
-    return undefined;
-  }
-  const { stdout } = await promisify(execFile)("unzip", ["-t", file], { maxBuffer: 1 << 20 });
-  return stdout.trim().split("\n").at(-1);
+  if (!hasUnzip("`unzip -t`")) return undefined;
+  return runUnzip(["-t", file], "C");
 }
 
 /**
@@ -50,6 +71,7 @@ describe("zip downloads", () => {
   let admin: string;
   let kid: Session;
   let photos: { id: string };
+  let plageAt: Date;
 
   /** Names and contents of every entry, read back with yauzl, each file's CRC-32 checked. */
   const unzip = (bytes: Buffer): Promise<Record<string, string>> =>
@@ -96,7 +118,9 @@ describe("zip downloads", () => {
     const summer = await mkdir(s, admin, "Été 2024", photos.id);
     const hidden = await mkdir(s, admin, "Hidden", photos.id);
     await s.api("PUT", "/api/v1/grants", { token: admin, body: { directory_id: hidden.id, grants: [] } });
-    await upload(s, admin, "plage.txt", "sable", { parentId: summer.id });
+    plageAt = new Date(
+      (await upload(s, admin, "plage.txt", "sable", { parentId: summer.id })).body.updated_at,
+    );
     await upload(s, admin, "写真.txt", "photo", { parentId: photos.id });
     await upload(s, admin, "secret.txt", "no", { parentId: hidden.id });
     await mkdir(s, admin, "Empty", photos.id);
@@ -116,7 +140,7 @@ describe("zip downloads", () => {
     const file = join(mkdtempSync(join(tmpdir(), "attic-zip-")), "Photos.zip");
     writeFileSync(file, r.bytes);
     const verdict = await unzipTest(file);
-    if (verdict !== undefined) expect(verdict).toMatch(/^No errors detected/);
+    if (verdict !== undefined) expect(verdict).toMatch(/^No errors detected/m);
     expect(await unzip(r.bytes)).toEqual({
       "Photos/": "/",
       "Photos/Empty/": "/",
@@ -126,6 +150,31 @@ describe("zip downloads", () => {
       "Photos/Été 2024/": "/",
       "Photos/Été 2024/plage.txt": "sable",
     });
+  });
+
+  it("extracts with Info-ZIP to the tree's UTF-8 names and modification times, in any time zone", async (ctx) => {
+    if (!hasUnzip("extraction with unzip")) return ctx.skip();
+    const r = await get(admin, `/api/v1/directories/${photos.id}/zip`);
+    const dir = mkdtempSync(join(tmpdir(), "attic-unzip-"));
+    const file = join(dir, "Photos.zip");
+    writeFileSync(file, r.bytes);
+    // A UTF-8 locale, where unzip writes the names as they are, and a time zone far from UTC:
+    // the DOS time alone would be read as Tokyo's local time, 9 hours off.
+    const out = join(dir, "out");
+    expect(await runUnzip(["-q", "-d", out, file], "C.UTF-8", "Asia/Tokyo")).toBe("");
+    expect(readdirSync(out, { recursive: true }).sort()).toEqual([
+      "Photos",
+      "Photos/Empty",
+      "Photos/Hidden",
+      "Photos/Hidden/secret.txt",
+      "Photos/Été 2024",
+      "Photos/Été 2024/plage.txt",
+      "Photos/写真.txt",
+    ]);
+    expect(statSync(join(out, "Photos/Été 2024/plage.txt")).mtimeMs).toBe(
+      Math.floor(plageAt.getTime() / 1000) * 1000,
+    );
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("leaves out what the caller may not read", async () => {
@@ -205,12 +254,17 @@ describe("zip downloads", () => {
   });
 });
 
-/** Zip64: a folder past 4 GiB (a sparse file on a watched drive, so nothing large is uploaded). */
-describe("zip downloads past 4 GiB", () => {
+/**
+ * Zip64: a folder past 4 GiB (a sparse file on a watched drive, so nothing
+ * large is uploaded); and a folder of many entries, on the same drive.
+ */
+describe("zip downloads past 4 GiB, and of many entries", () => {
   let s: TestServer;
   let admin: string;
   let host: string;
   const SIZE = 4 * 1024 ** 3 + 4096;
+  /** Enough for a central directory past 64 KiB (yazl's own length estimate then counts a Zip64 end record). */
+  const MANY = 1000;
 
   beforeAll(async () => {
     host = mkdtempSync(join(tmpdir(), "attic-zip64-"));
@@ -219,6 +273,8 @@ describe("zip downloads past 4 GiB", () => {
     ftruncateSync(fd, SIZE);
     closeSync(fd);
     writeFileSync(join(host, "big", "small.txt"), "after the big one");
+    mkdirSync(join(host, "many"));
+    for (let i = 0; i < MANY; i++) writeFileSync(join(host, "many", `été-${i}.txt`), String(i));
     // No background hashing: the archive is what is measured here, not the hasher reading 4 GiB.
     s = await startServer({ watch: { allowed_roots: [host], hash_concurrency: 0 } });
     admin = await s.login();
@@ -272,7 +328,31 @@ describe("zip downloads past 4 GiB", () => {
     });
     expect(seen).toEqual({ "Big/huge.bin": SIZE, "Big/small.txt": 17 });
     const verdict = await unzipTest(file);
-    if (verdict !== undefined) expect(verdict).toMatch(/^No errors detected/);
+    if (verdict !== undefined) expect(verdict).toMatch(/^No errors detected/m);
     rmSync(file);
   }, 180_000);
+
+  it("gives the length of a zip whose central directory passes 64 KiB, and it tests clean", async () => {
+    const w = await s.api("POST", "/api/v1/watched-folders", {
+      token: admin,
+      body: { name: "Many", path: join(host, "many") },
+    });
+    expect(w.status).toBe(201);
+    await waitFor(
+      () => s.api("GET", `/api/v1/directories/${w.body.directory_id}/children?limit=1`, { token: admin }),
+      (r) => r.body.total === MANY,
+      60_000,
+    );
+    const res = await fetch(`${s.url}/api/v1/directories/${w.body.directory_id}/zip`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(res.status).toBe(200);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(Number(res.headers.get("content-length"))).toBe(bytes.length);
+    const file = join(host, "many.zip");
+    writeFileSync(file, bytes);
+    const verdict = await unzipTest(file);
+    if (verdict !== undefined) expect(verdict).toMatch(/^No errors detected/m);
+    rmSync(file);
+  }, 120_000);
 });
