@@ -284,21 +284,28 @@ describe("zip downloads past 4 GiB, and of many entries", () => {
     rmSync(host, { recursive: true, force: true });
   });
 
-  it("writes a Zip64 archive that a reader opens, with every byte and CRC right", async () => {
+  /** Mounts `dir` of the host as a watched folder, waits for its `entries` to be indexed, and asks for its zip. */
+  const zipOfMounted = async (name: string, dir: string, entries: number, timeoutMs?: number) => {
     const w = await s.api("POST", "/api/v1/watched-folders", {
       token: admin,
-      body: { name: "Big", path: join(host, "big") },
+      body: { name, path: join(host, dir) },
     });
     expect(w.status).toBe(201);
     await waitFor(
-      () => s.api("GET", `/api/v1/directories/${w.body.directory_id}/children`, { token: admin }),
-      (r) => r.body.total === 2,
+      () => s.api("GET", `/api/v1/directories/${w.body.directory_id}/children?limit=1`, { token: admin }),
+      (r) => r.body.total === entries,
+      timeoutMs,
     );
-    const file = join(host, "out.zip");
     const res = await fetch(`${s.url}/api/v1/directories/${w.body.directory_id}/zip`, {
       headers: { authorization: `Bearer ${admin}` },
     });
     expect(res.status).toBe(200);
+    return res;
+  };
+
+  it("writes a Zip64 archive that a reader opens, with every byte and CRC right", async () => {
+    const res = await zipOfMounted("Big", "big", 2);
+    const file = join(host, "out.zip");
     await pipeline(Readable.fromWeb(res.body as never), createWriteStream(file));
     expect(statSync(file).size).toBe(Number(res.headers.get("content-length")));
     const seen = await new Promise<Record<string, number>>((resolve, reject) => {
@@ -333,20 +340,7 @@ describe("zip downloads past 4 GiB, and of many entries", () => {
   }, 180_000);
 
   it("gives the length of a zip whose central directory passes 64 KiB, and it tests clean", async () => {
-    const w = await s.api("POST", "/api/v1/watched-folders", {
-      token: admin,
-      body: { name: "Many", path: join(host, "many") },
-    });
-    expect(w.status).toBe(201);
-    await waitFor(
-      () => s.api("GET", `/api/v1/directories/${w.body.directory_id}/children?limit=1`, { token: admin }),
-      (r) => r.body.total === MANY,
-      60_000,
-    );
-    const res = await fetch(`${s.url}/api/v1/directories/${w.body.directory_id}/zip`, {
-      headers: { authorization: `Bearer ${admin}` },
-    });
-    expect(res.status).toBe(200);
+    const res = await zipOfMounted("Many", "many", MANY, 60_000);
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(Number(res.headers.get("content-length"))).toBe(bytes.length);
     const file = join(host, "many.zip");
