@@ -25,7 +25,8 @@ const yazl = loadOnce(async () => {
 /** The part of yazl's entry (not its public API) this file relies on. */
 interface YazlEntry {
   utf8FileName: Buffer;
-  isDirectory: boolean;
+  /** False for a stream, whose CRC and size follow its data in a data descriptor. */
+  crcAndFileSizeKnown: boolean;
   uncompressedSize: number;
   mtime: Date;
   getLocalFileHeader(): Buffer;
@@ -77,7 +78,7 @@ function withLocalTimestamps(ZipFile: typeof import("yazl").ZipFile): void {
 
 /**
  * The archive's length, from yazl's entries as it writes them (stored, a data
- * descriptor after each file, Zip64 fields past 4 GiB) with the local
+ * descriptor after each stream, Zip64 fields past 4 GiB) with the local
  * timestamps above. yazl's own estimate (`end`'s callback) misses those
  * timestamps, and counts a Zip64 end record once the central directory passes
  * 64 KiB (~800 entries) where it writes one only past 4 GiB.
@@ -89,7 +90,7 @@ function zipLength(entries: readonly YazlEntry[]): number {
   for (const e of entries) {
     const zip64 = e.uncompressedSize > MAX32 - 1 || offset > MAX32 - 1;
     offset += 30 + e.utf8FileName.length + LOCAL_UT_LENGTH + e.uncompressedSize;
-    if (!e.isDirectory) offset += zip64 ? 24 : 16;
+    if (!e.crcAndFileSizeKnown) offset += zip64 ? 24 : 16;
     central += 46 + e.utf8FileName.length + 9 + (zip64 ? 28 : 0);
   }
   const zip64End = entries.length >= 0xffff || central >= MAX32 || offset >= MAX32;
