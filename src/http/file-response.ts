@@ -94,14 +94,21 @@ export function planContent(
   return { kind: "bytes", status, headers, part };
 }
 
-/** Answers with a file's bytes as planContent decides; the body is streamed from the file, never buffered. */
+/**
+ * Answers with a file's bytes as planContent decides; the body is streamed from the file, never buffered.
+ * `beforeBytes` runs once the answer is known to send content (not a HEAD, 304 or 416), with the
+ * first byte it sends; what it throws is the answer instead (a share link's download limit).
+ */
 export async function sendContent(
   c: Ctx,
   content: OpenedContent,
   disposition: "attachment" | "inline",
+  beforeBytes?: (start: number) => void,
 ): Promise<Response> {
   const plan = planContent((n) => c.req.header(n), c.req.method, content, disposition);
   if (plan.kind === "error") return errorResponse(c, plan.error, plan.headers);
+  if (beforeBytes && c.req.method !== "HEAD" && plan.status !== 304)
+    beforeBytes(plan.kind === "bytes" ? plan.part.start : 0);
   if (plan.kind === "head") return c.body(null, plan.status, plan.headers);
   return sendStream(c, plan.status, plan.headers, content, plan.part);
 }

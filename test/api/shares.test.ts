@@ -110,6 +110,36 @@ describe("share links", () => {
     expect((await anon("/s/not-a-real-token-at-all-000")).status).toBe(404);
   });
 
+  it("counts max_downloads exactly: concurrent downloads, and ranges that start at byte 0 however written", async () => {
+    const big = (await upload(s, admin, "big.bin", Buffer.alloc(2_000_000, 7), { parentId: photos.id })).body
+      .id;
+    const once = await make(admin, { file_id: big, max_downloads: 1, password: "grandma-2024" });
+    const got = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const r = await anon(once.body.download_url, { "x-share-password": "grandma-2024" });
+        await r.arrayBuffer();
+        return r.status;
+      }),
+    );
+    expect(got.filter((st) => st === 200)).toHaveLength(1);
+    expect(got.filter((st) => st === 410)).toHaveLength(15);
+    // A suffix range as long as the file is the whole file: it counts like a download.
+    const suffix = await make(admin, { file_id: big, max_downloads: 1 });
+    const whole = await anon(suffix.body.download_url, { range: "bytes=-2000000" });
+    expect([whole.status, (await whole.arrayBuffer()).byteLength]).toEqual([206, 2_000_000]);
+    expect((await anon(suffix.body.download_url, { range: "bytes=-2000000" })).status).toBe(410);
+    // A HEAD, a 304 or a 416 sends no bytes: not a download. A player's later range is not one either.
+    const probe = await make(admin, { file_id: big, max_downloads: 1 });
+    const head = await fetch(s.url + probe.body.download_url, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect((await anon(probe.body.download_url, { range: "bytes=5000000-" })).status).toBe(416);
+    const seek = await anon(probe.body.download_url, { range: "bytes=1000-1999" });
+    expect([seek.status, (await seek.arrayBuffer()).byteLength]).toEqual([206, 1000]);
+    const full = await anon(probe.body.download_url);
+    expect([full.status, (await full.arrayBuffer()).byteLength]).toEqual([200, 2_000_000]);
+    expect((await anon(probe.body.download_url)).status).toBe(410);
+  });
+
   it("takes uploads into a drop folder, never elsewhere, and only when the link says so", async () => {
     const drop = await mkdir(s, admin, "Drop box");
     const elsewhere = await mkdir(s, admin, "Elsewhere");

@@ -249,12 +249,22 @@ export function createSharesService(deps: {
       return writer;
     },
 
-    /** Counts a download through the share (max_downloads). */
-    counted(open: OpenShare): void {
-      db.update(shares)
+    /**
+     * Counts a download through the share, in one statement that also checks max_downloads, so
+     * concurrent downloads past the limit (each opened before any was counted) are 410, not served.
+     */
+    claim(open: OpenShare): void {
+      const { changes } = db
+        .update(shares)
         .set({ download_count: sql`${shares.download_count} + 1` })
-        .where(eq(shares.id, open.share.id))
+        .where(
+          and(
+            eq(shares.id, open.share.id),
+            sql`(${shares.max_downloads} IS NULL OR ${shares.download_count} < ${shares.max_downloads})`,
+          ),
+        )
         .run();
+      if (changes === 0) throw new AppError("GONE", "this link has reached its download limit");
     },
   };
 }

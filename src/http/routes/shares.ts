@@ -223,21 +223,21 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
     }
   });
 
-  /** A download through the share: counted once per whole download (not per range of a player). */
-  const counted = (c: import("hono").Context<Env>, o: OpenShare) => {
-    const range = c.req.header("range");
-    if (!range || /^bytes=0-/.test(range)) shares.counted(o);
-  };
-
+  /**
+   * A file through the share: a download counts when the bytes sent start at the first one, however
+   * the range was written (a whole file, `bytes=0-`, a suffix as long as the file), not a player's
+   * later range, a HEAD, a 304 or a 416. Past the limit it is 410 (shares.claim).
+   */
   const sendFile = async (c: import("hono").Context<Env>, o: OpenShare, row: FileRow) => {
     const opened = await ctx.services.files.openContent(o.actor, row.id, { verify: false });
-    counted(c, o);
-    return sendContent(c, opened, "attachment");
+    return sendContent(c, opened, "attachment", (start) => {
+      if (start === 0) shares.claim(o);
+    });
   };
   const sendFolder = (c: import("hono").Context<Env>, o: OpenShare, dirId: string) => {
     shares.assertBrowsable(o);
     const plan = ctx.services.files.zipPlan(o.actor, { directoryId: dirId });
-    counted(c, o);
+    shares.claim(o);
     return sendZip(c, plan.name, plan.entries, ctx.services.files.openEntry, ctx.log);
   };
 
