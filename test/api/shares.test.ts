@@ -179,6 +179,39 @@ describe("share links", () => {
     ).toBe(403);
     expect((await make(admin, { file_id: beach, allow_upload: true })).status).toBe(400);
   });
+
+  it("stops a drop folder's uploads when its creator may no longer write files, whatever the folder's grants", async () => {
+    const drop = await mkdir(s, admin, "Mom's drop");
+    await s.api("PUT", "/api/v1/grants", {
+      token: admin,
+      body: {
+        directory_id: drop.id,
+        grants: [{ subject_type: "user", subject_id: mom.userId, level: "write" }],
+      },
+    });
+    const link = await make(mom.token, { directory_id: drop.id, allow_upload: true });
+    expect(link.status).toBe(201);
+    const send = (name: string) => {
+      const form = new FormData();
+      form.set("file", new Blob([Buffer.from("x")]), name);
+      return fetch(`${s.url}${link.body.url}/upload`, { method: "POST", body: form });
+    };
+    expect((await send("before.txt")).status).toBe(201);
+    // Mom becomes a reader: her folder grant still says write, her role no longer lets her write.
+    const reader = await s.api("POST", "/api/v1/roles", {
+      token: admin,
+      body: { name: "Reader only", permissions: ["file:read"] },
+    });
+    expect(reader.status).toBe(201);
+    expect(
+      (await s.api("PUT", `/api/v1/users/${mom.userId}`, { token: admin, body: { role: "Reader only" } }))
+        .status,
+    ).toBe(200);
+    expect((await upload(s, mom.token, "direct.txt", "x", { parentId: drop.id })).status).toBe(403);
+    expect((await send("after.txt")).status).toBe(403);
+    const inDrop = await s.api("GET", `/api/v1/directories/${drop.id}/children`, { token: admin });
+    expect(inDrop.body.files.map((f: { name: string }) => f.name)).toEqual(["before.txt"]);
+  });
 });
 
 /** Managing share links over RPC answers as REST does (same service). */

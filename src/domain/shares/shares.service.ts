@@ -13,7 +13,8 @@ import { hashSecret } from "../auth/tokens.ts";
 import type { FileRow, FilesRepo } from "../files/files.repo.ts";
 import type { Tree } from "../files/tree.ts";
 import { parseInput } from "../parse-input.ts";
-import type { UsersRepo } from "../users/users.repo.ts";
+import { hasPermission } from "../permissions.ts";
+import { permissionsOf, type UsersRepo } from "../users/users.repo.ts";
 import { CreateShareInput, type ShareDto } from "./shares.schemas.ts";
 
 const MAX_SHARES_PER_USER = 1000;
@@ -237,11 +238,15 @@ export function createSharesService(deps: {
 
     /**
      * The actor a drop folder's upload runs as: its creator, writing, if the
-     * link takes uploads and the creator may still write there (403 otherwise).
+     * link takes uploads and the creator may still write files (their roles,
+     * now) and write there (403 otherwise).
      */
     uploader(open: OpenShare): Actor {
       if (!open.share.allow_upload || open.target.type !== "directory") {
         throw new AppError("PERMISSION_DENIED", "this link does not take uploads");
+      }
+      if (!hasPermission(permissionsOf(deps.users.rolesOf(open.actor.userId)), "file:write")) {
+        throw new AppError("PERMISSION_DENIED", "this link no longer takes uploads");
       }
       const writer: Actor = { ...open.actor, permissions: ["file:read", "file:write"] };
       deps.access.check(writer, open.target, LEVEL.write, "DIRECTORY_NOT_FOUND");
