@@ -357,6 +357,30 @@ describe("folder grants and personal folders", () => {
     expect(await status(dad.token, "DELETE", `/api/v1/directories/${drawings.id}?recursive=true`)).toBe(200);
     expect(await status(dad.token, "GET", `/api/v1/files/${inFramed.body.id}`)).toBe(404);
   });
+
+  it("answers a name taken by a folder the member may not read without that folder's id", async () => {
+    const surprise = await mkdir(s, admin, "Surprise", ids.KidsArt);
+    expect((await grant(admin, surprise.id, [group(ids.parents!, "write")])).status).toBe(200);
+    const mine = await upload(s, kid1.token, "mine.png", "m", { parentId: ids.KidsArt });
+    expect(mine.status).toBe(201);
+    for (const [what, r] of [
+      [
+        "mkdir",
+        await api(kid1.token, "POST", "/api/v1/directories", { name: "Surprise", parent_id: ids.KidsArt }),
+      ],
+      ["rename", await api(kid1.token, "PATCH", `/api/v1/files/${mine.body.id}`, { name: "Surprise" })],
+      ["upload", await upload(s, kid1.token, "Surprise", "x", { parentId: ids.KidsArt })],
+    ] as const) {
+      expect([what, r.status]).toEqual([what, 409]);
+      expect([what, r.text]).not.toEqual([what, expect.stringContaining(surprise.id)]);
+    }
+    // A parent, who reads it, is told which item holds the name.
+    const dads = await api(dad.token, "POST", "/api/v1/directories", {
+      name: "Surprise",
+      parent_id: ids.KidsArt,
+    });
+    expect([dads.status, dads.body.error.details?.existing_id]).toEqual([409, surprise.id]);
+  });
 });
 
 /**

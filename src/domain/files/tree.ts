@@ -181,12 +181,26 @@ export function createTree(
     }
   }
 
-  function nameFree(orgId: string, parentId: string | null, name: string, exceptId?: string): void {
+  /**
+   * 409 when a live item of `parent` has `name` (other than `exceptId`). Its
+   * id goes with the answer only to a `viewer` who may read it: to anyone
+   * else it is an item they must not learn anything of.
+   */
+  function nameFree(
+    orgId: string,
+    parentId: string | null,
+    name: string,
+    exceptId?: string,
+    viewer?: Actor,
+  ): void {
     const clash = repo.liveChild(orgId, parentId, name);
     if (clash && clash.id !== exceptId) {
-      throw new AppError("CONFLICT", `an item named ${JSON.stringify(name)} already exists here`, {
-        existing_id: clash.id,
-      });
+      const readable = viewer !== undefined && access.levelOf(viewer, clash) >= LEVEL.read;
+      throw new AppError(
+        "CONFLICT",
+        `an item named ${JSON.stringify(name)} already exists here`,
+        readable ? { existing_id: clash.id } : undefined,
+      );
     }
   }
 
@@ -203,7 +217,7 @@ export function createTree(
     now = nowIso(),
   ): string {
     const org = actor.organizationId;
-    nameFree(org, parent?.id ?? null, name);
+    nameFree(org, parent?.id ?? null, name, undefined, actor);
     fits(childPath(parent?.path, name));
     const id = newId();
     conflictOnUnique("an item with that name already exists here", () =>
@@ -277,7 +291,7 @@ export function createTree(
         const name = to.name ?? row.name;
         const parentId = target?.id ?? null;
         if (name === row.name && parentId === row.parent_id) return undefined;
-        nameFree(org, parentId, name, row.id);
+        nameFree(org, parentId, name, row.id, actor);
         const path = childPath(target?.path, name);
         fits(path, row.type === "directory" ? below : undefined);
         const reassign = access.moved(org, row, parentAcl(org, row), target?.acl_id ?? null);
@@ -330,7 +344,7 @@ export function createTree(
       writable(target, "destination");
       notIntoItself(org, src, target);
       const name = to.name ?? src.name;
-      nameFree(org, target?.id ?? null, name);
+      nameFree(org, target?.id ?? null, name, undefined, actor);
       return {
         src,
         name,
