@@ -109,6 +109,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     metrics,
     log,
     maxUploadBytes: cfg.storage.max_upload_bytes,
+    minFreeBytes: cfg.storage.min_free_bytes,
     limits: {
       maxCopyItems: cfg.storage.max_copy_items,
       maxPathLength: cfg.storage.max_path_length,
@@ -249,7 +250,21 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     probeCheck(() => ping.get()),
     "the database does not answer",
   );
-  ctx.health.register("storage", probeCheck(dataDirWritable(dataDir)), "data directory is not writable");
+  const writable = dataDirWritable(dataDir);
+  ctx.health.register(
+    "storage",
+    () => {
+      writable();
+      // Degraded, not unhealthy: reads, streams and the database go on; only new content is refused.
+      if (!storage.reserve.allows(0))
+        return {
+          status: "degraded",
+          message: "free space is below storage.min_free_bytes: uploads are refused",
+        };
+      return { status: "ok" };
+    },
+    "data directory is not writable",
+  );
   ctx.health.register("watched_folders", () => services.watched.health());
   ctx.health.register("media", () => mediaTools.health());
   services.files.setHostContentResolver((row) => services.watched.resolveHostFile(row));

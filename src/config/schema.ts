@@ -78,6 +78,11 @@ export const configSchema = z.object({
       data_dir: z.string().min(1).default("./data"),
       /** Largest upload in bytes; larger answers 413 (0: no limit). */
       max_upload_bytes: int(0, Number.MAX_SAFE_INTEGER).default(0),
+      /**
+       * Bytes uploads leave free on the data directory's file system; an upload that
+       * would cross it answers 507 (0: none kept; the disk may fill to its last byte).
+       */
+      min_free_bytes: int(0, Number.MAX_SAFE_INTEGER).default(256 * 1024 * 1024),
       /** Hours an unfinished resumable (tus) upload is kept; its bytes are removed after. */
       resumable_upload_expiry_hours: int(1, 24 * 365).default(24),
       /** Most items one copy may create (a directory with its subtree); more answers 400. */

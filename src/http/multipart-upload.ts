@@ -24,7 +24,8 @@ function parentOf(fields: Fields, c: Ctx): string | undefined {
  * into FilesService.upload: no buffering, busboy parses as bytes arrive.
  * Fields may come before or after the file; before is better, since then a
  * bad destination is refused before the body is read. A body whose declared
- * length is over the limit is refused at once (413).
+ * length is over the limit is refused at once (413), and one that would
+ * cross the storage reserve (507).
  */
 export function receiveUpload(ctx: AppContext, c: Ctx, into?: { parentId: string }): Promise<FileDto> {
   try {
@@ -45,6 +46,8 @@ function checkEnvelope(ctx: AppContext, c: Ctx): void {
   if (max > 0 && declared > max + ENVELOPE_BYTES) {
     throw new AppError("PAYLOAD_TOO_LARGE", `upload exceeds ${max} bytes`);
   }
+  // The form's framing counts too: a few hundred bytes, against a reserve of megabytes.
+  if (declared > 0) ctx.services.files.checkSpace(declared);
 }
 
 function makeParser(c: Ctx): busboy.Busboy {

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createWriteStream, mkdirSync, readdirSync, rmSync } from "node:fs";
-import { mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { chmod, link, mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { AppError } from "../errors.ts";
+import { CHECK_EVERY_BYTES, type SpaceReserve } from "./disk-space.ts";
 
 /** Bytes kept from the start of every staged blob, enough for content sniffing. */
 export const HEAD_BYTES = 4100;
@@ -81,24 +82,39 @@ export class BlobStore {
     return names.length;
   }
 
+  private tempPath(): string {
+    return join(this.tmpDir, `${Date.now()}-${randomBytes(8).toString("hex")}.part`);
+  }
+
   /**
    * Streams `source` to a temp file, hashing and counting as it goes; the
    * file is fsynced before this resolves. Over `maxBytes` (0 = no limit) it
-   * stops at once with 413. On any failure the temp file is removed.
+   * stops at once with 413; once the free space falls below `reserve`'s
+   * (looked at every 8 MiB), with 507. On any failure the temp file is
+   * removed.
    */
-  async stage(source: AsyncIterable<Uint8Array>, opts: { maxBytes?: number } = {}): Promise<StagedBlob> {
-    const tempPath = join(this.tmpDir, `${Date.now()}-${randomBytes(8).toString("hex")}.part`);
+  async stage(
+    source: AsyncIterable<Uint8Array>,
+    opts: { maxBytes?: number; reserve?: SpaceReserve } = {},
+  ): Promise<StagedBlob> {
+    const tempPath = this.tempPath();
     const sha = createHash("sha256");
     const headChunks: Buffer[] = [];
     let headLen = 0;
     let size = 0;
     const max = opts.maxBytes ?? 0;
+    const reserve = opts.reserve;
+    let nextCheck = CHECK_EVERY_BYTES;
     // A Transform, not an async generator: no promise per chunk on the hot path.
     const meter = new Transform({
       transform(chunk: Buffer, _enc, done) {
         size += chunk.byteLength;
         if (max > 0 && size > max)
           return done(new AppError("PAYLOAD_TOO_LARGE", `upload exceeds ${max} bytes`));
+        if (reserve && size >= nextCheck) {
+          nextCheck = size + CHECK_EVERY_BYTES;
+          if (!reserve.allows(0)) return done(reserve.refusal());
+        }
         sha.update(chunk);
         if (headLen < HEAD_BYTES) {
           const part = chunk.subarray(0, HEAD_BYTES - headLen);
@@ -122,6 +138,49 @@ export class BlobStore {
       throw err;
     }
     return { hash: sha.digest("hex"), size, head: Buffer.concat(headChunks), tempPath };
+  }
+
+  /**
+   * Stages the bytes of `path`, a finished file on the data directory's file
+   * system (a resumable upload's), without copying them: a hard link in the
+   * temp directory, hashed by reading it once. `path` itself is left as it
+   * is: a crash before the row's commit loses nothing of it. Where a link
+   * cannot be made (another file system), the bytes are copied with
+   * `stage`.
+   */
+  async adopt(path: string, opts: { maxBytes?: number; reserve?: SpaceReserve } = {}): Promise<StagedBlob> {
+    const tempPath = this.tempPath();
+    try {
+      await link(path, tempPath);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "EXDEV" || code === "EPERM" || code === "EMLINK" || code === "ENOTSUP")
+        return this.stage(createReadStream(path), opts);
+      throw err;
+    }
+    try {
+      const { size } = await stat(tempPath);
+      const max = opts.maxBytes ?? 0;
+      if (max > 0 && size > max) throw new AppError("PAYLOAD_TOO_LARGE", `upload exceeds ${max} bytes`);
+      await chmod(tempPath, 0o640);
+      const sha = createHash("sha256");
+      const headChunks: Buffer[] = [];
+      let headLen = 0;
+      for await (const chunk of createReadStream(tempPath, {
+        highWaterMark: 1 << 20,
+      }) as AsyncIterable<Buffer>) {
+        sha.update(chunk);
+        if (headLen < HEAD_BYTES) {
+          const part = chunk.subarray(0, HEAD_BYTES - headLen);
+          headChunks.push(Buffer.from(part));
+          headLen += part.byteLength;
+        }
+      }
+      return { hash: sha.digest("hex"), size, head: Buffer.concat(headChunks), tempPath };
+    } catch (err) {
+      await unlink(tempPath).catch(() => {});
+      throw err;
+    }
   }
 
   /**

@@ -63,6 +63,7 @@ describe("files area on a real database", () => {
       metrics: createMetrics(),
       log,
       maxUploadBytes: 1024 * 1024,
+      minFreeBytes: 0,
       limits: { maxCopyItems: 1000, maxPathLength: 4096, maxDepth: 64 },
     });
   });
@@ -126,6 +127,7 @@ describe("files area on a real database", () => {
         metrics: createMetrics(),
         log: createLogger("silent"),
         maxUploadBytes: 1024 * 1024,
+        minFreeBytes: 0,
         limits: { maxCopyItems: 1000, maxPathLength: 4096, maxDepth: 64 },
       });
     };

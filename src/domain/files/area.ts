@@ -1,6 +1,7 @@
 import type { Db } from "../../db/client.ts";
 import type { Logger } from "../../log.ts";
 import { BlobStore } from "../../platform/blobstore.ts";
+import { SpaceReserve } from "../../platform/disk-space.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import { createAccessRepo } from "../access/access.repo.ts";
 import { createAccess } from "../access/access.ts";
@@ -24,6 +25,8 @@ export function createFileServices(deps: {
   metrics: Metrics;
   log: Logger;
   maxUploadBytes: number;
+  /** Bytes uploads leave free on the data directory's file system (0: none kept). */
+  minFreeBytes: number;
   limits: TreeLimits;
 }) {
   const blobs = new BlobStore(deps.dataDir);
@@ -51,7 +54,8 @@ export function createFileServices(deps: {
   const unfinished = repo.dropUnfinishedCopies();
   if (unfinished > 0)
     deps.log.warn({ rows: unfinished }, "removed the hidden rows of copies a stop interrupted");
-  const common = { ...deps, repo, tree, blobs, access };
+  const reserve = new SpaceReserve(deps.dataDir, deps.minFreeBytes);
+  const common = { ...deps, repo, tree, blobs, access, reserve };
   const sweeping = Promise.all([
     sweepOrphanBlobs(repo, blobs, deps.log),
     reclaim(unfinishedJobs.hashes),
@@ -60,6 +64,7 @@ export function createFileServices(deps: {
     /** Waits for the background work started here (the orphan sweep) to end: server stop. */
     close: () => sweeping,
     blobs,
+    reserve,
     repo,
     tree,
     access,

@@ -16,7 +16,7 @@ import { COPY_BATCH } from "./tree.ts";
  * is taken there again, 409 too when the parent directory is itself in the
  * trash (restore the parent first; nothing is moved silently).
  */
-export function createTrashService(deps: Omit<FilesDeps, "maxUploadBytes">) {
+export function createTrashService(deps: Omit<FilesDeps, "maxUploadBytes" | "reserve">) {
   const { db, repo, tree, access } = deps;
 
   /** A deleted row the actor may act on; 404 when missing, live or another organization's. */

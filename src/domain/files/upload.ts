@@ -15,7 +15,12 @@ export interface UploadInput {
   /** Destination directory; null or undefined = top level (unless `late` supplies one). */
   parentId?: string | null;
   /** The bytes, consumed once. Throwing from it aborts the upload with nothing stored. */
-  source: AsyncIterable<Uint8Array>;
+  source: AsyncIterable<Uint8Array> | { file: string };
+  /**
+   * The size the client declared (Content-Length, Upload-Length), when it
+   * did: refused up front (507) when it would cross the storage reserve.
+   */
+  declaredBytes?: number;
   /** Expected lowercase hex SHA-256; a mismatch is 400 and nothing is stored. */
   expectedSha256?: string;
   /**
@@ -80,8 +85,11 @@ export function createUpload(deps: FilesDeps) {
     }
   }
 
-  function stage(source: AsyncIterable<Uint8Array>): Promise<StagedBlob> {
-    return blobs.stage(source, { maxBytes: deps.maxUploadBytes }).catch(asUploadError);
+  /** A stream is written to a temp file; a finished file of the data directory's (`{file}`) is linked, not copied. */
+  function stage(source: UploadInput["source"]): Promise<StagedBlob> {
+    const opts = { maxBytes: deps.maxUploadBytes, reserve: deps.reserve };
+    const staging = "file" in source ? blobs.adopt(source.file, opts) : blobs.stage(source, opts);
+    return staging.catch(asUploadError);
   }
 
   function insertRow(
@@ -119,6 +127,8 @@ export function createUpload(deps: FilesDeps) {
       // Check a known destination before reading a possibly huge body.
       if (!input.late || input.parentId !== undefined)
         destination(actor, input.parentId, name, input.replace);
+      if (input.declaredBytes !== undefined && !("file" in input.source))
+        deps.reserve.admit(input.declaredBytes);
       const staged = await stage(input.source);
       let committed = false;
       try {
@@ -157,5 +167,10 @@ export function createUpload(deps: FilesDeps) {
     destination(actor, parentId, normalizeName(rawName));
   }
 
-  return { upload, checkDestination };
+  /** Throws 507 when `bytes` more content would cross the storage reserve (storage.min_free_bytes). */
+  function checkSpace(bytes: number): void {
+    deps.reserve.admit(bytes);
+  }
+
+  return { upload, checkDestination, checkSpace };
 }

@@ -1,12 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { createReadStream, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { pipeline } from "node:stream";
 import { FileStore } from "@tus/file-store";
 import { EVENTS, Server } from "@tus/server";
 import type { AppContext } from "../../context.ts";
 import type { Actor } from "../../domain/actor.ts";
-import { AppError } from "../../errors.ts";
+import { AppError, fromSystemError } from "../../errors.ts";
 import { fsyncPath } from "../../platform/blobstore.ts";
+import type { SpaceReserve } from "../../platform/disk-space.ts";
 import { actorOf, type Router } from "../env.ts";
 import type { Guards } from "../router.ts";
 import { newRouter } from "../router.ts";
@@ -19,10 +22,12 @@ import { newRouter } from "../router.ts";
  */
 class SyncCreatedFileStore extends FileStore {
   private readonly dir: string;
+  private readonly reserve: SpaceReserve;
 
-  constructor(dir: string, options: ConstructorParameters<typeof FileStore>[0]) {
+  constructor(dir: string, reserve: SpaceReserve, options: ConstructorParameters<typeof FileStore>[0]) {
     super(options);
     this.dir = dir;
+    this.reserve = reserve;
   }
 
   /** A created upload is on disk (its file, its record, their names) before the 201 says it exists. */
@@ -38,10 +43,33 @@ class SyncCreatedFileStore extends FileStore {
    * Bytes of a PATCH are on disk before the new offset is acknowledged: after
    * a power cut, HEAD never answers an offset the disk does not hold.
    */
-  override async write(...args: Parameters<FileStore["write"]>) {
-    const offset = await super.write(...args);
-    await fsyncPath(join(this.dir, args[1]));
-    return offset;
+  override async write(...[readable, id, start]: Parameters<FileStore["write"]>) {
+    // The bytes pass the storage reserve's guard: a PATCH stops with 507 once the disk is nearly
+    // full (what it wrote so far stays, and HEAD says how far it got), or at a full disk.
+    const guard = this.reserve.guard();
+    let failure: unknown;
+    pipeline(readable, guard, (err) => {
+      failure = err;
+    });
+    try {
+      const offset = await super.write(guard, id, start);
+      await fsyncPath(join(this.dir, id));
+      return offset;
+    } catch (err) {
+      // The file store reports every failed write alike; the reserve (or a full disk) is the client's to hear.
+      const cause = failure instanceof AppError ? failure : fromSystemError(failure);
+      if (cause) throw refusal(cause);
+      if (!this.reserve.allows(0)) throw refusal(this.reserve.refusal());
+      throw err;
+    }
+  }
+
+  /** A finished upload's file may have been taken already; its record goes all the same. */
+  override async remove(id: string) {
+    await unlink(join(this.dir, id)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== "ENOENT") throw err;
+    });
+    await this.configstore.delete(id);
   }
 }
 // (Private in its typings, so shadowed on the subclass's prototype: the base class is untouched.)
@@ -71,14 +99,17 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
   const directory = join(ctx.dataDir, "tus");
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const expiryMs = ctx.cfg.storage.resumable_upload_expiry_hours * 3600_000;
-  const store = new SyncCreatedFileStore(directory, { directory, expirationPeriodInMilliseconds: expiryMs });
+  const files = ctx.services.files;
+  const store = new SyncCreatedFileStore(directory, files.reserve, {
+    directory,
+    expirationPeriodInMilliseconds: expiryMs,
+  });
   const actors = new WeakMap<Request, Actor>();
   const actorFor = (req: Request): Actor => {
     const a = actors.get(req);
     if (!a) throw { status_code: 401, body: "authentication required" };
     return a;
   };
-  const files = ctx.services.files;
   const tus = new Server({
     path: "/api/v1/uploads",
     datastore: store,
@@ -88,6 +119,10 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
     async onIncomingRequest(req, uploadId) {
       if (!uploadId.startsWith(`${actorFor(req).userId}-`))
         throw { status_code: 404, body: "upload not found" };
+      // A PATCH declaring more bytes than the reserve leaves is refused before any is read.
+      const declared = Number(req.headers.get("content-length") ?? Number.NaN);
+      if (req.method === "PATCH" && declared > 0 && !files.reserve.allows(declared))
+        throw refusal(files.reserve.refusal());
     },
     async onUploadCreate(req, upload) {
       const actor = actorFor(req);
@@ -95,6 +130,7 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
       try {
         if (!meta.filename) throw new AppError("VALIDATION", "Upload-Metadata needs a filename");
         files.checkDestination(actor, meta.parent_id || null, meta.filename);
+        if (upload.size !== undefined) files.checkSpace(upload.size);
       } catch (err) {
         throw refusal(err);
       }
@@ -107,7 +143,8 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
         const file = await files.upload(actor, {
           name: meta.filename ?? "",
           parentId: meta.parent_id || null,
-          source: createReadStream(join(directory, upload.id)),
+          // Linked into the store, not copied: a 40 GB film needs its 40 GB once, not twice.
+          source: { file: join(directory, upload.id) },
           ...(meta.sha256 ? { expectedSha256: meta.sha256 } : {}),
         });
         return { headers: { "Upload-File-Id": file.id } };
@@ -115,6 +152,14 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
         await store.remove(upload.id).catch(() => {});
         throw refusal(err);
       }
+    },
+    // What fails outside our hooks (a full disk mid-PATCH) answers like the rest of the API, not
+    // with the library's 500 and the system's message.
+    onResponseError(_req, err) {
+      if ("status_code" in err) return undefined;
+      const known = fromSystemError(err);
+      if (!known) ctx.log.error({ err }, "resumable upload failed");
+      return refusal(known ?? err);
     },
   });
   // The tus copy goes once the answer is written (the library reads it back until then).
