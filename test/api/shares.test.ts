@@ -212,6 +212,22 @@ describe("share links", () => {
     const inDrop = await s.api("GET", `/api/v1/directories/${drop.id}/children`, { token: admin });
     expect(inDrop.body.files.map((f: { name: string }) => f.name)).toEqual(["before.txt"]);
   });
+
+  it("lists a link to a personal folder's file to the organization admin without the file's name", async () => {
+    const dad = await createUser(s, admin, "sharedad");
+    const home = (await s.api("GET", "/api/v1/auth/profile", { token: dad.token })).body.home_directory_id;
+    const diary = await upload(s, dad.token, "dear-diary.txt", "private", { parentId: home });
+    const link = await make(dad.token, { file_id: diary.body.id });
+    expect(link.status).toBe(201);
+    const byAdmin = await s.api("GET", "/api/v1/shares", { token: admin });
+    const seen = byAdmin.body.shares.find((x: { id: string }) => x.id === link.body.id);
+    expect(seen).toMatchObject({ created_by: dad.userId });
+    expect(byAdmin.text).not.toContain("dear-diary");
+    const byDad = await s.api("GET", "/api/v1/shares", { token: dad.token });
+    expect(byDad.body.shares.find((x: { id: string }) => x.id === link.body.id).name).toBe("dear-diary.txt");
+    // The admin may still revoke it.
+    expect((await s.api("DELETE", `/api/v1/shares/${link.body.id}`, { token: admin })).status).toBe(200);
+  });
 });
 
 /** Managing share links over RPC answers as REST does (same service). */

@@ -118,7 +118,10 @@ export function createSharesService(deps: {
       };
     },
 
-    /** The caller's shares; an organization admin sees the organization's. */
+    /**
+     * The caller's shares; an organization admin sees the organization's, and
+     * of an item they may not read (a personal folder's) not its name.
+     */
     list(actor: Actor): { shares: ShareDto[] } {
       requirePermission(actor, "file:read");
       const admin = can(actor, "org:admin");
@@ -138,6 +141,7 @@ export function createSharesService(deps: {
             actor.organizationId,
             rows.map((r) => r.file_id),
           )
+          .filter((r) => deps.access.levelOf(actor, r) >= LEVEL.read)
           .map((r) => [r.id, r]),
       );
       return { shares: rows.map((r) => toDto(r, targets.get(r.file_id))) };
