@@ -228,6 +228,36 @@ describe("share links", () => {
     // The admin may still revoke it.
     expect((await s.api("DELETE", `/api/v1/shares/${link.body.id}`, { token: admin })).status).toBe(200);
   });
+
+  it("cuts off a download under way, of a file or a zip, when its link is revoked", async () => {
+    const big = Buffer.alloc(24 * 1024 * 1024, 3);
+    const dir = await mkdir(s, admin, "Big things");
+    const file = (await upload(s, admin, "huge.bin", big, { parentId: dir.id })).body.id;
+    for (const [what, body] of [
+      ["file", { file_id: file }],
+      ["zip", { directory_id: dir.id }],
+    ] as const) {
+      const link = await make(admin, body);
+      const res = await anon(link.body.download_url);
+      expect(res.status).toBe(200);
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      let got = (await reader.read()).value?.length ?? 0;
+      expect((await s.api("DELETE", `/api/v1/shares/${link.body.id}`, { token: admin })).status).toBe(200);
+      const ended = await (async () => {
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return "complete";
+            got += value.length;
+          }
+        } catch {
+          return "cut off";
+        }
+      })();
+      expect([what, ended]).toEqual([what, "cut off"]);
+      expect(got).toBeLessThan(big.length);
+    }
+  });
 });
 
 /** Managing share links over RPC answers as REST does (same service). */

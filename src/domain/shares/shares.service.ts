@@ -48,6 +48,8 @@ export function createSharesService(deps: {
   const { db, tree } = deps;
   /** Passwords checked already, by hash of (share, password): a gallery is many requests. */
   const passwordOk = new ExpiringSet(10 * 60_000);
+  /** How to stop each download under way, by share id: a revoked link stops at once. */
+  const underWay = new Map<string, Set<() => void>>();
 
   const toDto = (row: ShareRow, target: FileRow | undefined): ShareDto => ({
     id: row.id,
@@ -161,7 +163,23 @@ export function createSharesService(deps: {
         throw new AppError("NOT_FOUND", "share not found");
       }
       db.delete(shares).where(eq(shares.id, row.id)).run();
+      for (const stop of underWay.get(row.id) ?? []) stop();
+      underWay.delete(row.id);
       return { success: true };
+    },
+
+    /**
+     * Registers a download under way through a share: `stop` is called if the
+     * share is revoked before it ends. Returns what to call when it ends.
+     */
+    underWay(open: OpenShare, stop: () => void): () => void {
+      const id = open.share.id;
+      const set = underWay.get(id) ?? new Set();
+      underWay.set(id, set.add(stop));
+      return () => {
+        set.delete(stop);
+        if (set.size === 0 && underWay.get(id) === set) underWay.delete(id);
+      };
     },
 
     /**

@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import { createRoute } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
@@ -223,6 +224,14 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
     }
   });
 
+  /** A download under way is cut off when its link is revoked: the rest of a big file does not go out. */
+  const stopOnRevoke = (c: import("hono").Context<Env>, o: OpenShare) => {
+    const out = c.env?.outgoing as ServerResponse | undefined;
+    if (!out) return;
+    const done = shares.underWay(o, () => out.destroy());
+    out.once("close", done);
+  };
+
   /**
    * A file through the share: a download counts when the bytes sent start at the first one, however
    * the range was written (a whole file, `bytes=0-`, a suffix as long as the file), not a player's
@@ -232,12 +241,14 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
     const opened = await ctx.services.files.openContent(o.actor, row.id, { verify: false });
     return sendContent(c, opened, "attachment", (start) => {
       if (start === 0) shares.claim(o);
+      stopOnRevoke(c, o);
     });
   };
   const sendFolder = (c: import("hono").Context<Env>, o: OpenShare, dirId: string) => {
     shares.assertBrowsable(o);
     const plan = ctx.services.files.zipPlan(o.actor, { directoryId: dirId });
     shares.claim(o);
+    stopOnRevoke(c, o);
     return sendZip(c, plan.name, plan.entries, ctx.services.files.openEntry, ctx.log);
   };
 
