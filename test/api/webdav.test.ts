@@ -230,4 +230,19 @@ describe("WebDAV", () => {
     expect(w.status).toBe(207);
     expect(hrefs(await w.text())).toContain("/dav/Docs/.DS_Store");
   });
+
+  it("keeps a file's dead properties when PUT replaces its content (RFC 4918 9.7.1)", async () => {
+    // Windows sets its Win32 attributes by PROPPATCH and writes the file again later.
+    expect((await dav("MKCOL", "/Keep")).status).toBe(201);
+    expect((await dav("PUT", "/Keep/w.txt", { body: "v1" })).status).toBe(201);
+    const set = `<D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:schemas-microsoft-com:"><D:set><D:prop>
+      <Z:Win32FileAttributes>00000020</Z:Win32FileAttributes></D:prop></D:set></D:propertyupdate>`;
+    expect((await dav("PROPPATCH", "/Keep/w.txt", { body: set })).status).toBe(207);
+    expect((await dav("PUT", "/Keep/w.txt", { body: "v2" })).status).toBe(204);
+    const read = await dav("PROPFIND", "/Keep/w.txt", {
+      headers: { depth: "0" },
+      body: '<D:propfind xmlns:D="DAV:"><D:prop><Z:Win32FileAttributes xmlns:Z="urn:schemas-microsoft-com:"/></D:prop></D:propfind>',
+    });
+    expect(await read.text()).toContain("00000020</Z:Win32FileAttributes>");
+  });
 });

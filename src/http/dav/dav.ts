@@ -403,12 +403,14 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
     const incoming = c.env?.incoming as IncomingMessage | undefined;
     const source: AsyncIterable<Uint8Array> =
       incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as never) : Readable.from([]));
-    await ctx.services.files.upload(actor, {
+    const made = await ctx.services.files.upload(actor, {
       name: segments.at(-1)!,
       parentId: parent.kind === "top" ? null : parent.row.id,
       source,
       replace: true,
     });
+    // New content, same resource: its dead properties stay (RFC 4918 §9.7.1); the old version keeps its own in the trash.
+    if (existing?.kind === "row") dav.copyProps(existing.row.id, made.id);
     return c.body(null, existing ? 204 : 201);
   }
 
