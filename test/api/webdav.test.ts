@@ -245,4 +245,21 @@ describe("WebDAV", () => {
     });
     expect(await read.text()).toContain("00000020</Z:Win32FileAttributes>");
   });
+
+  it("leaves the destination alone when a MOVE over it is refused", async () => {
+    const ro = await createUser(s, admin, "davro");
+    const roAuth = basic("davro", GOOD_PASSWORD);
+    const shelf = await mkdir(s, admin, "Shelf");
+    const grant = { subject_type: "user", subject_id: ro.userId, level: "read" };
+    await s.api("PUT", "/api/v1/grants", { token: admin, body: { directory_id: shelf.id, grants: [grant] } });
+    await upload(s, admin, "book.txt", "read only", { parentId: shelf.id });
+    expect((await dav("PUT", "/~davro/mine.txt", { auth: roAuth, body: "my own" })).status).toBe(201);
+    const move = await dav("MOVE", "/Shelf/book.txt", {
+      auth: roAuth,
+      headers: { destination: `${s.url}/dav/~davro/mine.txt` },
+    });
+    expect(move.status).toBe(403);
+    expect(await (await dav("GET", "/~davro/mine.txt", { auth: roAuth })).text()).toBe("my own");
+    expect(await (await dav("GET", "/Shelf/book.txt", { auth: roAuth })).text()).toBe("read only");
+  });
 });

@@ -123,6 +123,11 @@ export function createDavService(deps: {
       return deps.access.levelOf(actor, parent.row) >= LEVEL.write && !parent.row.watched_folder_id;
     },
 
+    /** Whether the actor may move the row elsewhere (write on it; not a personal folder, not watched). */
+    canMove(actor: Actor, row: ListingRow): boolean {
+      return !row.home_of && !row.watched_folder_id && deps.access.levelOf(actor, row) >= LEVEL.write;
+    },
+
     /** Dead properties of many rows at once (one query for a whole listing). */
     deadProps(rows: readonly ListingRow[]): Map<string, DeadProperty[]> {
       const out = new Map<string, DeadProperty[]>();

@@ -468,6 +468,8 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
       ],
       [keyOf(dest), ...(move ? [keyOf(segments)] : [])],
     );
+    // Asked before the destination goes to the trash: a refused MOVE or COPY leaves it as it was.
+    if (!dav.canWriteIn(actor, parent) || (move && !dav.canMove(actor, res.row))) throw new DavStatus(403);
     if (existing?.kind === "row") {
       await dav.remove(actor, existing.row);
       locks.dropUnder(actor.organizationId, keyOf(dest));
