@@ -260,6 +260,43 @@ describe("share links", () => {
   });
 });
 
+/** Wrong share passwords are limited per address like logins, a burst of them too. */
+describe("share link passwords under the login limit", () => {
+  let s: TestServer;
+  let admin: string;
+  beforeAll(async () => {
+    // The default password hash (not the tests' cheap one): a guess takes long enough for others to arrive meanwhile.
+    s = await startServer({
+      rate_limit: { login_per_minute: 4 },
+      auth: { password_hash_memory_kib: 19456, password_hash_iterations: 2 },
+    });
+    admin = await s.login();
+  });
+  afterAll(() => s.close());
+
+  it("answers 429 to guesses past the limit, even sent all at once", async () => {
+    const file = (await upload(s, admin, "locked.txt", "locked")).body.id;
+    const link = await s.api("POST", "/api/v1/shares", {
+      token: admin,
+      body: { file_id: file, password: "the-real-one" },
+    });
+    const guesses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        fetch(s.url + link.body.download_url, { headers: { "x-share-password": `guess-${i}` } }).then(
+          (r) => r.status,
+        ),
+      ),
+    );
+    // The admin's login above took one of the 4.
+    expect(guesses.filter((st) => st === 401).length).toBeLessThanOrEqual(3);
+    expect(guesses.filter((st) => st === 429).length).toBeGreaterThanOrEqual(17);
+    const right = await fetch(s.url + link.body.download_url, {
+      headers: { "x-share-password": "the-real-one" },
+    });
+    expect(right.status).toBe(429);
+  });
+});
+
 /** Managing share links over RPC answers as REST does (same service). */
 describe("share links over RPC", () => {
   let s: TestServer;

@@ -187,11 +187,15 @@ export function createSharesService(deps: {
      * its item deleted or no longer readable by its creator; 410 when expired
      * or out of downloads; 401 when its password is missing or wrong.
      * `proven` may vouch for the password instead (the page's cookie).
+     * `guessing` runs before a password is checked and may refuse (a rate
+     * limit): counted before the slow check, a burst of guesses cannot all
+     * start before the first is counted.
      */
     async open(
       token: string,
       password: string | undefined,
       proven?: (share: ShareRow) => boolean,
+      guessing?: () => void,
     ): Promise<OpenShare> {
       const gone = () => new AppError("NOT_FOUND", "this link does not exist or was revoked");
       if (!/^[A-Za-z0-9_-]{20,64}$/.test(token)) throw gone();
@@ -219,6 +223,7 @@ export function createSharesService(deps: {
         if (!password) throw new AppError("SHARE_PASSWORD_REQUIRED", "this link needs its password");
         const key = hashSecret(`${share.id}\0${password}\0${share.password_hash}`);
         if (!passwordOk.has(key)) {
+          guessing?.();
           if (!(await deps.passwords.verify(share.password_hash, password))) {
             throw new AppError("SHARE_PASSWORD_REQUIRED", "wrong password for this link");
           }

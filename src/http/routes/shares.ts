@@ -96,8 +96,8 @@ const page = (title: string, inner: string) =>
  * `/s/<token>`: what people without an account see. Passwords travel as
  * `X-Share-Password`, or through the page's form, which sets a cookie scoped
  * to that link (HttpOnly, SameSite=Strict) holding a proof, never the
- * password. Anonymous traffic: the per-address limit applies; wrong
- * passwords also count against the login limit.
+ * password. Anonymous traffic: the per-address limit applies; each
+ * password checked also counts against the login limit.
  */
 export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
   const app = new Hono<Env>();
@@ -116,19 +116,12 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
     const given = formPassword ?? c.req.header("x-share-password");
     // A cookie set by the form proves the password without sending it again.
     const proof = getCookie(c, cookieName);
-    try {
-      return await shares.open(token, given, (share) => proof !== undefined && proofOf(share) === proof);
-    } catch (err) {
-      if (
-        given &&
-        err instanceof AppError &&
-        err.code === "SHARE_PASSWORD_REQUIRED" &&
-        ctx.cfg.rate_limit.enabled
-      ) {
-        limits.login.hit(ip);
-      }
-      throw err;
-    }
+    // Each password checked counts against the login limit, before the check.
+    const guessing = () => {
+      if (ctx.cfg.rate_limit.enabled && !limits.login.hit(ip).allowed)
+        throw new AppError("RATE_LIMITED", "too many wrong passwords; retry later");
+    };
+    return shares.open(token, given, (share) => proof !== undefined && proofOf(share) === proof, guessing);
   }
 
   const failure = (c: import("hono").Context<Env>, err: unknown) => {
