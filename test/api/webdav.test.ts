@@ -262,4 +262,20 @@ describe("WebDAV", () => {
     expect(await (await dav("GET", "/~davro/mine.txt", { auth: roAuth })).text()).toBe("my own");
     expect(await (await dav("GET", "/Shelf/book.txt", { auth: roAuth })).text()).toBe("read only");
   });
+
+  it("answers 502 to a Destination on another host, whatever its path", async () => {
+    for (const destination of [
+      "http://elsewhere.example/dav/Keep/far.txt",
+      `${s.url.replace(/:\d+$/, ":1")}/dav/Keep/far.txt`,
+    ]) {
+      expect((await dav("COPY", "/Keep/w.txt", { headers: { destination } })).status).toBe(502);
+      expect((await dav("MOVE", "/Keep/w.txt", { headers: { destination } })).status).toBe(502);
+    }
+    expect((await dav("GET", "/Keep/far.txt")).status).toBe(404);
+    expect((await dav("GET", "/Keep/w.txt")).status).toBe(200);
+    // A path alone names this server.
+    expect(
+      (await dav("COPY", "/Keep/w.txt", { headers: { destination: "/dav/Keep/near.txt" } })).status,
+    ).toBe(201);
+  });
 });

@@ -436,14 +436,35 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
   function destinationOf(c: Ctx): string[] {
     const header = c.req.header("destination");
     if (!header) throw new AppError("VALIDATION", "Destination header required");
-    let path: string;
+    let url: URL;
     try {
-      path = new URL(header, "http://x").pathname;
+      url = new URL(header, c.req.url);
     } catch {
       throw new AppError("VALIDATION", "malformed Destination");
     }
+    // Another host (or port) is another server, even with a path like ours: never a local copy.
+    if (!hostsOf(c).includes(url.host)) throw new DavStatus(502);
+    const path = url.pathname;
     if (path !== DAV_PREFIX && !path.startsWith(`${DAV_PREFIX}/`)) throw new DavStatus(502);
     return segmentsOf(path);
+  }
+
+  /**
+   * The names this request reached the server by: its Host, and behind a
+   * trusted proxy (server.trust_proxy) the last X-Forwarded-Host, as the
+   * client address takes the last X-Forwarded-For.
+   */
+  function hostsOf(c: Ctx): string[] {
+    const hosts = [new URL(c.req.url).host];
+    const forwarded = ctx.cfg.server.trust_proxy
+      ? c.req.header("x-forwarded-host")?.split(",").at(-1)?.trim()
+      : "";
+    if (forwarded) {
+      try {
+        hosts.push(new URL(`http://${forwarded}`).host);
+      } catch {}
+    }
+    return hosts;
   }
 
   async function copyOrMove(c: Ctx, actor: Actor, segments: string[], submitted: string[], move: boolean) {
