@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, GOOD_PASSWORD } from "../helpers/accounts.ts";
 import { mkdir, upload } from "../helpers/files.ts";
@@ -278,4 +279,48 @@ describe("WebDAV", () => {
       (await dav("COPY", "/Keep/w.txt", { headers: { destination: "/dav/Keep/near.txt" } })).status,
     ).toBe(201);
   });
+
+  /** Sends `method` with a body of `total` bytes, as fast as the server takes it; resolves with the status and the bytes sent by then. */
+  const flood = (method: string, path: string, total: number, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; sent: number }>((resolve, reject) => {
+      let sent = 0;
+      let done = false;
+      const req = request(`${s.url}/dav${path}`, {
+        method,
+        headers: { authorization: ADMIN, "content-type": "application/xml", ...headers },
+      });
+      req.on("response", (res) => {
+        done = true;
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, sent });
+        req.destroy();
+      });
+      req.on("error", (err) => (done ? undefined : reject(err)));
+      const chunk = Buffer.alloc(256 * 1024, 0x20);
+      const pump = () => {
+        while (!done && sent < total) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once("drain", pump);
+        }
+        if (!done) req.end();
+      };
+      pump();
+    });
+
+  it("refuses an XML body past 1 MiB without reading (or holding) the rest", async () => {
+    const big = 256 * 1024 * 1024;
+    for (const method of ["PROPFIND", "PROPPATCH", "LOCK"]) {
+      const r = await flood(method, "/Keep/w.txt", big);
+      expect([method, r.status]).toEqual([method, 413]);
+      expect(r.sent).toBeLessThan(64 * 1024 * 1024);
+    }
+    const declared = await flood("PROPFIND", "/Keep/", 2 * 1024 * 1024, {
+      "content-length": String(2 * 1024 * 1024),
+    });
+    expect(declared.status).toBe(413);
+    const mkcol = await flood("MKCOL", "/Keep/bodied", big);
+    expect(mkcol.status).toBe(415);
+    expect(mkcol.sent).toBeLessThan(64 * 1024 * 1024);
+    expect((await dav("PROPFIND", "/Keep/", { headers: { depth: "0" } })).status).toBe(207);
+  }, 60_000);
 });

@@ -68,11 +68,30 @@ const etagOf = (row: FileRow) =>
     ? `"d${Date.parse(row.updated_at).toString(16)}"`
     : entityTag(row, row.size, row.host_mtime_ms ?? Date.parse(row.created_at));
 
-/** Reads a request body as text, up to `max` bytes (413 past it). */
+/**
+ * Reads a request body as text, up to `max` bytes: 413 as soon as it is
+ * crossed (or declared), without reading the rest. Reading it whole first
+ * held a 1.5 GiB PROPFIND body in memory (4.8 GB of RSS) before the 413.
+ */
 async function bodyText(c: Ctx, max = MAX_XML_BYTES): Promise<string> {
-  const buf = await c.req.arrayBuffer();
-  if (buf.byteLength > max) throw new AppError("PAYLOAD_TOO_LARGE", "request body too large");
-  return new TextDecoder().decode(buf);
+  const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", "request body too large");
+  if (Number(c.req.header("content-length") ?? 0) > max) throw tooLarge();
+  const body = c.req.raw.body;
+  if (!body) return "";
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**
@@ -415,7 +434,12 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
   }
 
   async function mkcol(c: Ctx, actor: Actor, segments: string[], submitted: string[]): Promise<Response> {
-    if ((await c.req.arrayBuffer()).byteLength > 0) throw new DavStatus(415);
+    // Any body is 415 (no extended MKCOL): its first byte tells, the rest is not read.
+    const bodied = await bodyText(c, 0).then(
+      (text) => text !== "",
+      () => true,
+    );
+    if (bodied) throw new DavStatus(415);
     if (segments.length === 0 || dav.resolve(actor, segments)) throw new DavStatus(405);
     const parent = parentOf(actor, segments);
     checkLocks(actor, submitted, [keyOf(segments), keyOf(segments.slice(0, -1))]);
