@@ -13,6 +13,12 @@ const ENVELOPE_BYTES = 64 * 1024;
 
 type Fields = Record<string, string>;
 
+/** A fixed destination (a share link's drop folder), and whether a taken name gets a number (UploadInput.freshName). */
+export interface DropInto {
+  parentId: string;
+  freshName?: boolean;
+}
+
 /** parent_id or its variant directory_id, from the form or the query string. */
 function parentOf(fields: Fields, c: Ctx): string | undefined {
   return fields.parent_id ?? fields.directory_id ?? c.req.query("parent_id") ?? c.req.query("directory_id");
@@ -27,7 +33,7 @@ function parentOf(fields: Fields, c: Ctx): string | undefined {
  * length is over the limit is refused at once (413), and one that would
  * cross the storage reserve (507).
  */
-export function receiveUpload(ctx: AppContext, c: Ctx, into?: { parentId: string }): Promise<FileDto> {
+export function receiveUpload(ctx: AppContext, c: Ctx, into?: DropInto): Promise<FileDto> {
   try {
     checkEnvelope(ctx, c);
     return parse(ctx, c, makeParser(c), into);
@@ -72,7 +78,7 @@ function makeParser(c: Ctx): busboy.Busboy {
  * FilesService.upload. `into` fixes the destination whatever the form says
  * (a share link's drop folder).
  */
-function parse(ctx: AppContext, c: Ctx, bb: busboy.Busboy, into?: { parentId: string }): Promise<FileDto> {
+function parse(ctx: AppContext, c: Ctx, bb: busboy.Busboy, into?: DropInto): Promise<FileDto> {
   const req = c.env.incoming;
   const fields: Fields = {};
   let started = false;
@@ -94,6 +100,7 @@ function parse(ctx: AppContext, c: Ctx, bb: busboy.Busboy, into?: { parentId: st
           name: info.filename ?? "",
           parentId: early,
           expectedSha256: sha256(fields),
+          freshName: into?.freshName,
           source: stream,
           late: async () => {
             const all = await finished.promise;

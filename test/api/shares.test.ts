@@ -166,11 +166,19 @@ describe("share links", () => {
     }
     const inElsewhere = await s.api("GET", `/api/v1/directories/${elsewhere.id}/children`, { token: admin });
     expect(inElsewhere.body.total).toBe(0);
+    // The same name again is kept under a number, and the sender is told nothing of the first.
     const again = new FormData();
     again.set("file", new Blob([Buffer.from("x")]), "hello.txt");
-    expect((await fetch(`${s.url}${link.body.url}/upload`, { method: "POST", body: again })).status).toBe(
-      409,
-    );
+    const second = await fetch(`${s.url}${link.body.url}/upload`, { method: "POST", body: again });
+    const answer = await second.text();
+    expect(second.status).toBe(201);
+    expect(answer).not.toContain("(2)");
+    expect(answer).not.toContain(inDrop.body.files[0].id);
+    const both = await s.api("GET", `/api/v1/directories/${drop.id}/children`, { token: admin });
+    expect(both.body.files.map((f: { name: string }) => f.name).sort()).toEqual([
+      "hello (2).txt",
+      "hello.txt",
+    ]);
     const readOnly = await make(admin, { directory_id: drop.id });
     const refused = new FormData();
     refused.set("file", new Blob([Buffer.from("x")]), "x.txt");

@@ -7,7 +7,7 @@ import type { FilesDeps } from "./deps.ts";
 import { type FileDto, toFileDto } from "./files.dto.ts";
 import type { FileRow } from "./files.repo.ts";
 import { detectMime } from "./mime.ts";
-import { normalizeName } from "./names.ts";
+import { MAX_NAME_BYTES, normalizeName } from "./names.ts";
 
 /** What an upload needs; the same for REST multipart and RPC client streaming. */
 export interface UploadInput {
@@ -34,6 +34,12 @@ export interface UploadInput {
    * name is still 409.
    */
   replace?: boolean;
+  /**
+   * A name already taken gets a number instead of 409: `name (2).ext`, then
+   * `(3)`, … (a share link's drop folder: its senders learn nothing of what
+   * is in it, and two guests' `IMG_0001.jpg` both arrive).
+   */
+  freshName?: boolean;
 }
 
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -61,16 +67,35 @@ export function createUpload(deps: FilesDeps) {
     parentId: string | null | undefined,
     name: string,
     replace = false,
+    freshName = false,
   ): FileRow | null {
     if (parentId !== undefined && parentId !== null && parentId !== "" && !isId(parentId)) {
       throw new AppError("VALIDATION", "parent_id must be a directory id", { parent_id: parentId });
     }
     const parent = tree.parent(actor, parentId || null);
     tree.writable(parent, "directory");
+    if (freshName) return parent;
     const existing = replace ? repo.liveChild(actor.organizationId, parent?.id ?? null, name) : undefined;
     if (!existing || existing.type === "directory")
       tree.nameFree(actor.organizationId, parent?.id ?? null, name);
     return parent;
+  }
+
+  /** `name`, or the first of `name (2).ext`, `name (3).ext`, … no live child of `parentId` has. */
+  function freeName(org: string, parentId: string | null, name: string): string {
+    const dot = name.lastIndexOf(".");
+    const [stem, ext] =
+      dot > 0 && name.length - dot <= 32 ? [name.slice(0, dot), name.slice(dot)] : [name, ""];
+    let candidate = name;
+    for (let n = 2; repo.liveChild(org, parentId, candidate); n++) {
+      const suffix = ` (${n})${ext}`;
+      let chars = [...stem];
+      // Still at most MAX_NAME_BYTES: the stem gives way.
+      while (chars.length > 0 && Buffer.byteLength(chars.join("") + suffix) > MAX_NAME_BYTES)
+        chars = chars.slice(0, -1);
+      candidate = chars.join("") + suffix;
+    }
+    return candidate;
   }
 
   function checkHash(expected: string | undefined, staged: StagedBlob): void {
@@ -99,10 +124,13 @@ export function createUpload(deps: FilesDeps) {
     staged: StagedBlob,
     mime: string,
     replace = false,
+    freshName = false,
   ): FileRow {
     const org = actor.organizationId;
     const now = nowIso();
     return tree.tx(() => {
+      // Chosen inside the transaction, so no other upload takes the name meanwhile.
+      if (freshName) name = freeName(org, parent?.id ?? null, name);
       const old = replace ? repo.liveChild(org, parent?.id ?? null, name) : undefined;
       if (old && old.type !== "directory") tree.softDeleteFile(actor, old);
       repo.addBlob(staged.hash, staged.size, now);
@@ -126,7 +154,7 @@ export function createUpload(deps: FilesDeps) {
       const name = normalizeName(input.name);
       // Check a known destination before reading a possibly huge body.
       if (!input.late || input.parentId !== undefined)
-        destination(actor, input.parentId, name, input.replace);
+        destination(actor, input.parentId, name, input.replace, input.freshName);
       if (input.declaredBytes !== undefined && !("file" in input.source))
         deps.reserve.admit(input.declaredBytes);
       const staged = await stage(input.source);
@@ -135,11 +163,11 @@ export function createUpload(deps: FilesDeps) {
         const late = input.late ? await input.late().catch(asUploadError) : {};
         checkHash(late.expectedSha256 ?? input.expectedSha256, staged);
         const parentId = late.parentId !== undefined ? late.parentId : input.parentId;
-        const parent = destination(actor, parentId, name, input.replace);
+        const parent = destination(actor, parentId, name, input.replace, input.freshName);
         mime = await detectMime(staged.head, name);
         await blobs.commit(staged);
         committed = true;
-        const row = insertRow(actor, parent, name, staged, mime, input.replace);
+        const row = insertRow(actor, parent, name, staged, mime, input.replace, input.freshName);
         metrics.fileUploads.inc({ status: "success", mime_type: mime });
         return toFileDto(row);
       } catch (err) {

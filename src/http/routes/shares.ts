@@ -250,10 +250,11 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
     try {
       const o = await openShare(c);
       c.set("actor", shares.uploader(o));
-      const file = await receiveUpload(ctx, c, { parentId: o.target.id });
+      // A name already there gets a number, and the answer leaves the stored name out: nothing of the folder shows.
+      const file = await receiveUpload(ctx, c, { parentId: o.target.id, freshName: true });
       if ((c.req.header("accept") ?? "").includes("text/html"))
         return c.redirect(`/s/${c.req.param("token")}?sent=1`, 303);
-      return c.json({ id: file.id, name: file.name, size: file.size }, 201);
+      return c.json({ id: file.id, size: file.size }, 201);
     } catch (err) {
       return failure(c, err);
     }
