@@ -399,6 +399,62 @@ describe.skipIf(missing("playback bounds", "ffmpeg", "ffprobe"))("playback: conv
   });
 });
 
+describe.skipIf(missing("playback burst", "ffmpeg", "ffprobe"))(
+  "playback: a burst of segment requests",
+  () => {
+    let s: TestServer;
+    let token: string;
+    let media: string;
+
+    beforeAll(async () => {
+      media = mkdtempSync(join(tmpdir(), "attic-media-"));
+      ffmpeg(
+        ...["-f", "lavfi", "-i", "testsrc2=size=96x64:rate=5:duration=600"],
+        ...["-f", "lavfi", "-i", "sine=frequency=440:duration=600"],
+        ...["-c:v", "mpeg4", "-c:a", "ac3"],
+        join(media, "long.mkv"),
+      );
+      s = await startServer({ media: { max_transcodes: 2 } });
+      token = await s.login();
+    }, 120_000);
+    afterAll(async () => {
+      await s?.close();
+      rmSync(media, { recursive: true, force: true });
+    });
+
+    it("keeps to media.max_transcodes when many segments of many files are asked for at once", async () => {
+      // Three copies of the film: each is its own conversion.
+      const copies: string[] = [];
+      for (const name of ["a.mkv", "b.mkv", "c.mkv"]) {
+        copies.push((await upload(s, token, name, readFileSync(join(media, "long.mkv")))).body.id);
+      }
+      const urls: string[] = [];
+      for (const fileId of copies) {
+        const st = (await s.api("POST", `/api/v1/files/${fileId}/stream-token`, { token })).body.token;
+        for (const n of [0, 30, 60, 90]) urls.push(`${s.url}/api/v1/files/${fileId}/hls/t/${st}/seg-${n}.ts`);
+      }
+      /** ffmpeg processes this server (running in the test's process) has started, alive (a killed one not yet reaped is a zombie). */
+      const ffmpegs = () =>
+        execFileSync("ps", ["-o", "stat=,comm=", "--ppid", String(process.pid)])
+          .toString()
+          .split("\n")
+          .filter((l) => / ffmpeg$/.test(l.trim()) && !l.trim().startsWith("Z")).length;
+      let most = 0;
+      const sampler = setInterval(() => {
+        most = Math.max(most, ffmpegs());
+      }, 50);
+      const statuses = await Promise.all(urls.map((u) => fetch(u).then((r) => r.status)));
+      clearInterval(sampler);
+      // Served or "busy, try again": never an internal error.
+      expect(statuses.filter((x) => x !== 200 && x !== 503)).toEqual([]);
+      expect(statuses).toContain(200);
+      expect(most).toBeLessThanOrEqual(2);
+      // None left running that the server lost track of.
+      expect(ffmpegs()).toBeLessThanOrEqual(2);
+    }, 120_000);
+  },
+);
+
 describe("playback without ffmpeg", () => {
   let s: TestServer;
   let token: string;

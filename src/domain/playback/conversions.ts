@@ -83,10 +83,26 @@ export interface ConversionsOptions {
 export function createConversions(opts: ConversionsOptions) {
   const jobs = new Map<string, Job>();
   let totalBytes = 0;
-  const sweeper = setInterval(() => void sweep(), 5_000);
+  const sweeper = setInterval(() => void oneAtATime(sweep), 5_000);
   sweeper.unref();
 
   const running = () => [...jobs.values()].filter((j) => j.proc);
+
+  /**
+   * Finding or making a job, choosing to start or restart its ffmpeg, and
+   * stopping idle ones happen one at a time: each awaits (a directory, the
+   * sniffed demuxer) before `proc` is set, and concurrent requests deciding
+   * meanwhile would each start an ffmpeg past `maxRunning`, or replace a
+   * job's run without stopping it (an ffmpeg nobody tracks, running to the
+   * end of the file). Each step takes milliseconds; serving a finished
+   * segment does not wait for it.
+   */
+  let turn: Promise<unknown> = Promise.resolve();
+  function oneAtATime<T>(step: () => Promise<T>): Promise<T> {
+    const run = turn.then(step);
+    turn = run.catch(() => undefined);
+    return run;
+  }
 
   async function stopJob(job: Job, remove: boolean): Promise<void> {
     job.proc?.stop();
@@ -236,8 +252,10 @@ export function createConversions(opts: ConversionsOptions) {
     tick(job);
   }
 
+  const keyOf = (input: ConversionInput) => `${input.fileId}:${input.etag}:${input.planKey}`;
+
   async function jobFor(input: ConversionInput): Promise<Job> {
-    const key = `${input.fileId}:${input.etag}:${input.planKey}`;
+    const key = keyOf(input);
     const found = jobs.get(key);
     if (found) return found;
     const name = createHash("sha256").update(key).digest("hex").slice(0, 24);
@@ -255,9 +273,6 @@ export function createConversions(opts: ConversionsOptions) {
       lastAccess: Date.now(),
       ticking: false,
     };
-    // Two requests may have raced to create it: the first one wins.
-    const raced = jobs.get(key);
-    if (raced) return raced;
     jobs.set(key, job);
     return job;
   }
@@ -270,33 +285,44 @@ export function createConversions(opts: ConversionsOptions) {
      * segment takes longer than a minute.
      */
     async segment(input: ConversionInput, n: number): Promise<string> {
-      const job = await jobFor(input);
-      job.lastAccess = Date.now();
-      job.lastRequested = n;
+      const ready = jobs.get(keyOf(input));
+      if (ready?.done.has(n)) {
+        ready.lastAccess = Date.now();
+        ready.lastRequested = n;
+        if (ready.paused) await refresh(ready);
+        return join(ready.dir, `seg-${n}.ts`);
+      }
+      const { job, runId } = await oneAtATime(async () => {
+        const job = await jobFor(input);
+        job.lastAccess = Date.now();
+        job.lastRequested = n;
+        if (job.done.has(n)) return { job, runId: job.runId };
+        const highest = Math.max(job.runFrom - 1, ...[...job.done.keys()].filter((k) => k >= job.runFrom));
+        const reachable = job.proc && n >= job.runFrom && n <= highest + WAIT_AHEAD;
+        // ffmpeg failed here a moment ago: answer that instead of starting it again for every retry.
+        const failedHere =
+          job.failedAt && job.failedAt.from <= n && Date.now() - job.failedAt.ms < FAILURE_MEMORY_MS;
+        if (!reachable && failedHere) {
+          throw new AppError(
+            "UNAVAILABLE",
+            `the conversion of this file failed: ${job.failed ?? "ffmpeg error"}`,
+          );
+        }
+        if (!reachable) await start(job, n);
+        else if (job.paused) {
+          job.proc?.resume();
+          job.paused = false;
+        }
+        return { job, runId: job.runId };
+      });
       const path = join(job.dir, `seg-${n}.ts`);
-      if (job.done.has(n)) {
-        if (job.paused) await refresh(job);
-        return path;
-      }
-      const highest = Math.max(job.runFrom - 1, ...[...job.done.keys()].filter((k) => k >= job.runFrom));
-      const reachable = job.proc && n >= job.runFrom && n <= highest + WAIT_AHEAD;
-      // ffmpeg failed here a moment ago: answer that instead of starting it again for every retry.
-      const failedHere =
-        job.failedAt && job.failedAt.from <= n && Date.now() - job.failedAt.ms < FAILURE_MEMORY_MS;
-      if (!reachable && failedHere) {
-        throw new AppError(
-          "UNAVAILABLE",
-          `the conversion of this file failed: ${job.failed ?? "ffmpeg error"}`,
-        );
-      }
-      if (!reachable) await start(job, n);
-      else if (job.paused) {
-        job.proc?.resume();
-        job.paused = false;
-      }
       const deadline = Date.now() + SEGMENT_WAIT_MS;
       for (;;) {
         if (job.done.has(n)) return path;
+        // Another request restarted the conversion past this segment (a seek): it will not come.
+        if (job.runId !== runId && n < job.runFrom) {
+          throw new AppError("UNAVAILABLE", "the conversion moved on to another part of the file; ask again");
+        }
         if (!job.proc) {
           await refresh(job);
           if (job.done.has(n)) return path;
