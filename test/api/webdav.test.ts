@@ -324,3 +324,33 @@ describe("WebDAV", () => {
     expect((await dav("PROPFIND", "/Keep/", { headers: { depth: "0" } })).status).toBe(207);
   }, 60_000);
 });
+
+/** Locks on the top of the tree, on a server of its own: no other test's locks in the way. */
+describe("WebDAV locks on the top", () => {
+  let s: TestServer;
+  const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString("base64")}`;
+  const dav = (method: string, path: string, auth: string, opts: { depth?: string; body?: string } = {}) =>
+    fetch(`${s.url}/dav${path}`, {
+      method,
+      headers: { authorization: auth, ...(opts.depth ? { depth: opts.depth } : {}) },
+      ...(opts.body !== undefined ? { body: opts.body } : {}),
+    });
+  const lockBody =
+    '<D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
+
+  beforeAll(async () => {
+    s = await startServer();
+    await createUser(s, await s.login(), "davtop");
+  });
+  afterAll(() => s.close());
+
+  it("refuses a lock on the whole tree: one user cannot stop everyone's writes", async () => {
+    const admin = basic("admin", ADMIN_PASSWORD);
+    const user = basic("davtop", GOOD_PASSWORD);
+    expect((await dav("LOCK", "/", user, { depth: "infinity", body: lockBody })).status).toBe(403);
+    expect((await dav("LOCK", "/", admin, { depth: "infinity", body: lockBody })).status).toBe(403);
+    // Nobody's writes are held up, in a personal folder or in the shared tree.
+    expect((await dav("PUT", "/~admin/after.txt", admin, { body: "mine" })).status).toBe(201);
+    expect((await dav("PUT", "/shared.txt", admin, { body: "ours" })).status).toBe(201);
+  });
+});

@@ -576,7 +576,10 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
       res = dav.resolve(actor, segments);
       created = true;
     }
-    if (res?.kind === "row" && !dav.canWriteIn(actor, res)) throw new DavStatus(403);
+    // Locks are by path for the whole organization: one on the top with depth infinity
+    // would hold up every write of everyone, in folders its holder cannot even see.
+    if (res?.kind === "top" && depth === "infinity") throw new DavStatus(403);
+    if (res && !dav.canWriteIn(actor, res)) throw new DavStatus(403);
     const l = locks.lock(org, actor.userId, key, { depth, scope, owner, timeoutSeconds: timeout });
     if (!l) throw new DavStatus(423, preconditionBody("no-conflicting-lock"));
     return xml(
