@@ -323,6 +323,16 @@ describe("WebDAV", () => {
     expect(mkcol.sent).toBeLessThan(64 * 1024 * 1024);
     expect((await dav("PROPFIND", "/Keep/", { headers: { depth: "0" } })).status).toBe(207);
   }, 60_000);
+
+  it("answers 400 to a partial PUT (Content-Range) and leaves the file whole (RFC 9110 14.5)", async () => {
+    expect((await dav("PUT", "/Keep/whole.txt", { body: "the whole of it" })).status).toBe(201);
+    const partial = await dav("PUT", "/Keep/whole.txt", {
+      headers: { "content-range": "bytes 4-8/15" },
+      body: "WHOLE",
+    });
+    expect(partial.status).toBe(400);
+    expect(await (await dav("GET", "/Keep/whole.txt")).text()).toBe("the whole of it");
+  });
 });
 
 /** Locks on the top of the tree, on a server of its own: no other test's locks in the way. */

@@ -415,6 +415,9 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
 
   async function put(c: Ctx, actor: Actor, segments: string[], submitted: string[]): Promise<Response> {
     if (segments.length === 0) throw new DavStatus(405);
+    // A partial PUT is not supported: storing the fragment as the whole file would lose the rest.
+    if (c.req.header("content-range") !== undefined)
+      throw new AppError("VALIDATION", "partial PUT (Content-Range) is not supported");
     const existing = dav.resolve(actor, segments);
     if (existing?.kind === "row" && existing.row.type === "directory") throw new DavStatus(405);
     const parent = parentOf(actor, segments);
