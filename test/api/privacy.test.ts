@@ -318,6 +318,15 @@ describe("folder grants and personal folders", () => {
     const files = await api(kid1.token, "GET", `/api/v1/watched-folders/${r.body.id}/files`);
     expect(files.body.total ?? 0).toBe(0);
     expect(await status(kid1.token, "GET", `/api/v1/directories/${dirId}`)).toBe(404);
+    // The folder itself, its name, host path and counts, is as hidden as its directory.
+    const listed = await api(kid1.token, "GET", "/api/v1/watched-folders");
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toContain("Scans");
+    expect(await status(kid1.token, "GET", `/api/v1/watched-folders/${r.body.id}`)).toBe(404);
+    expect(files.status).toBe(404);
+    const forDad = await api(dad.token, "GET", "/api/v1/watched-folders");
+    expect(forDad.body.folders.map((f: { id: string }) => f.id)).toContain(r.body.id);
+    expect(await status(dad.token, "GET", `/api/v1/watched-folders/${r.body.id}`)).toBe(200);
     const g = await api(dad.token, "GET", `/api/v1/grants?directory_id=${dirId}`);
     expect(g.body).toMatchObject({ own: true, your_level: "read" });
   });

@@ -1,6 +1,8 @@
+import { rmSync } from "node:fs";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileService } from "../../src/gen/attic/v1/file_pb.ts";
+import { hostTree } from "../api/watched.helpers.ts";
 import { createUser, type Session } from "../helpers/accounts.ts";
 import { mkdir, upload } from "../helpers/files.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -97,5 +99,27 @@ describe("folder grants over RPC", () => {
       ).toBe(404);
     }
     expect((await rpc("attic.v1.FileService/GetFile", { id: diary.body.id }, kid.token)).status).toBe(200);
+  });
+
+  it("hides a watched folder mounted where a member may not read, through WatchedFolderService", async () => {
+    const host = hostTree({ "statement.pdf": "bank" });
+    try {
+      const w = await s.api("POST", "/api/v1/watched-folders", {
+        token: admin,
+        body: { name: "Bank scans", path: host, parent_id: tax, grants: [] },
+      });
+      expect(w.status).toBe(201);
+      const listed = await rpc("attic.v1.WatchedFolderService/ListWatchedFolders", {}, kid.token);
+      expect(listed.status).toBe(200);
+      expect(JSON.stringify(listed.body)).not.toContain("Bank scans");
+      for (const method of ["GetWatchedFolder", "ListWatchedFolderFiles"]) {
+        const r = await rpc(`attic.v1.WatchedFolderService/${method}`, { id: w.body.id }, kid.token);
+        expect([method, r.status, r.body.code]).toEqual([method, 404, "not_found"]);
+      }
+      const forAdmin = await rpc("attic.v1.WatchedFolderService/GetWatchedFolder", { id: w.body.id }, admin);
+      expect(forAdmin.status).toBe(200);
+    } finally {
+      rmSync(host, { recursive: true, force: true });
+    }
   });
 });

@@ -55,8 +55,9 @@ const DROP_BATCH = 500;
 /**
  * Watched folders of one organization: host directories mounted read-only
  * into its tree. Management needs an instance admin (a host path is the
- * machine owner's to give, not a tenant's), reading `org:read`; another
- * organization's folder is 404 like a missing one. Scanning and watching run
+ * machine owner's to give, not a tenant's), reading `org:read` and, but for
+ * instance admins, read on its directory (folder grants); another
+ * organization's folder, or one the reader may not know of, is 404 like a missing one. Scanning and watching run
  * in the background (runtime.ts); these calls never wait for a scan.
  */
 export function createWatchedService(deps: WatchedDeps) {
@@ -75,6 +76,23 @@ export function createWatchedService(deps: WatchedDeps) {
   const folderOf = (actor: Actor, id: string): WatchedFolderRow => {
     const row = isId(id) ? repo.get(actor.organizationId, id) : undefined;
     if (!row) throw notFound("watched folder");
+    return row;
+  };
+
+  /**
+   * Whether the actor may know of the folder: an instance admin (who manages
+   * them) always; anyone else when they may read its directory in the tree.
+   */
+  const seen = (actor: Actor, row: WatchedFolderRow): boolean => {
+    if (actor.isInstanceAdmin) return true;
+    const mount = repo.mountRow(row.id);
+    return mount !== undefined && deps.access.levelOf(actor, { acl_id: mount.acl }) >= LEVEL.read;
+  };
+
+  /** A folder the actor may know of (seen), else 404 as if there were none. */
+  const seenFolder = (actor: Actor, id: string): WatchedFolderRow => {
+    const row = folderOf(actor, id);
+    if (!seen(actor, row)) throw notFound("watched folder");
     return row;
   };
 
@@ -175,12 +193,17 @@ export function createWatchedService(deps: WatchedDeps) {
 
     list(actor: Actor): { folders: WatchedFolderDto[] } {
       requirePermission(actor, "org:read");
-      return { folders: repo.listByOrg(actor.organizationId).map(toDto) };
+      return {
+        folders: repo
+          .listByOrg(actor.organizationId)
+          .filter((row) => seen(actor, row))
+          .map(toDto),
+      };
     },
 
     get(actor: Actor, id: string): WatchedFolderDto {
       requirePermission(actor, "org:read");
-      return toDto(folderOf(actor, id));
+      return toDto(seenFolder(actor, id));
     },
 
     /**
@@ -240,7 +263,7 @@ export function createWatchedService(deps: WatchedDeps) {
     async listFiles(actor: Actor, id: string, input: unknown): Promise<{ files: FileDto[]; total: number }> {
       requirePermission(actor, "file:read");
       const q = parseInput(ListFilesInput, input ?? {});
-      const row = folderOf(actor, id);
+      const row = seenFolder(actor, id);
       const { rows, total } = await filesPage(row.id, deps.access.view(actor), q);
       return { files: toFileDtos(db, rows), total };
     },
