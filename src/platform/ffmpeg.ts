@@ -20,6 +20,8 @@ export interface MediaStream {
   channels?: number;
   width?: number;
   height?: number;
+  /** Degrees a player turns the picture (a phone's display matrix); absent when upright. */
+  rotation?: number;
   default: boolean;
   /** An attached picture (cover art in a music file), not a video track. */
   picture: boolean;
@@ -363,7 +365,17 @@ interface ProbeStream {
   height?: number;
   channels?: number;
   disposition?: { default?: number; attached_pic?: number };
-  tags?: { language?: string; title?: string };
+  tags?: { language?: string; title?: string; rotate?: string };
+  side_data_list?: { side_data_type?: string; rotation?: number }[];
+}
+
+/** A video stream's rotation, from its display matrix (or the older `rotate` tag), as 90, 180 or 270. */
+function rotationOf(s: ProbeStream): number | undefined {
+  const matrix = s.side_data_list?.find((d) => d.side_data_type === "Display Matrix")?.rotation;
+  const degrees = Number(matrix ?? s.tags?.rotate ?? 0);
+  if (!Number.isFinite(degrees)) return undefined;
+  const turn = (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
+  return turn === 0 ? undefined : turn;
 }
 
 const STREAM_TYPES = new Set(["video", "audio", "subtitle"]);
@@ -384,6 +396,8 @@ function toStream(s: ProbeStream, i: number): MediaStream {
   if (s.channels) stream.channels = s.channels;
   if (s.width) stream.width = s.width;
   if (s.height) stream.height = s.height;
+  const rotation = type === "video" ? rotationOf(s) : undefined;
+  if (rotation) stream.rotation = rotation;
   return stream;
 }
 

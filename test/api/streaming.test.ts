@@ -220,6 +220,43 @@ describe.skipIf(missing("playback: direct, remux, transcode", "ffmpeg", "ffprobe
       expect(Number(p.format.duration)).toBeGreaterThan(7.5);
     }, 60_000);
 
+    it("plays a portrait phone video (H.264 .mov with a rotation) upright over HLS", async () => {
+      const land = join(media, "land.mp4");
+      ffmpeg(
+        ...["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4"],
+        ...["-f", "lavfi", "-i", "sine=frequency=440:duration=4"],
+        ...["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-shortest"],
+        land,
+      );
+      const phone = join(media, "phone.mov");
+      // What a phone writes: the picture stored landscape, a display matrix saying "turn it 90°".
+      try {
+        execFileSync(
+          "ffmpeg",
+          ["-v", "error", "-y", "-display_rotation:v:0", "90", "-i", land, "-c", "copy", phone],
+          {
+            stdio: "ignore",
+          },
+        );
+      } catch {
+        // ffmpeg before 6 has no -display_rotation; its rotate tag writes the same matrix.
+        ffmpeg("-i", land, "-c", "copy", "-metadata:s:v:0", "rotate=90", phone);
+      }
+      const up = await upload(s, token, "phone.mov", readFileSync(phone));
+      expect(up.status).toBe(201);
+      const plan = await info(up.body.id);
+      expect(plan.status).toBe(200);
+      // MPEG-TS has nowhere to keep the rotation: copying the video would show it on its side.
+      expect(plan.body.mode).toBe("transcode");
+      expect(await (await fetch(`${s.url}${plan.body.hls_url}`)).text()).toContain("RESOLUTION=240x320");
+      const out = join(media, "phone-out.ts");
+      await ffmpegFromServer("-i", `${s.url}${plan.body.hls_url}`, "-c", "copy", out);
+      const video = (probe(out).streams as { codec_type: string; width?: number; height?: number }[]).find(
+        (x) => x.codec_type === "video",
+      );
+      expect([video?.width, video?.height]).toEqual([240, 320]);
+    }, 60_000);
+
     it("seeks: a far segment comes first, starts at its time, and carries the chosen audio track", async () => {
       const film = await info(ids["movie.mkv"]!, "?audio=2");
       expect(film.body.hls_url).toContain("audio=2");

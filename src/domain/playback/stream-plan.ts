@@ -102,8 +102,9 @@ export function decide(
       ...(audioPlan ? { audio: { ...audioPlan, action: "copy" } } : {}),
     };
   }
-  // Video copied only when it is H.264: the one codec every HLS player takes in MPEG-TS.
-  const copyVideo = video && videoOk && video.codec === "h264";
+  // Video copied only when it is H.264: the one codec every HLS player takes in MPEG-TS. MPEG-TS
+  // cannot carry a rotation (a phone's portrait video): converting turns the picture upright.
+  const copyVideo = video && videoOk && video.codec === "h264" && !video.rotation;
   // Nothing re-encoded but the audio of a video: remux; audio-only files converted to AAC: transcode.
   const mode: Mode = video
     ? copyVideo

@@ -278,7 +278,9 @@ export function createStreamingService(deps: {
           : undefined;
       const bandwidth = plan.video ? 8_000_000 : 256_000;
       const attrs = [`BANDWIDTH=${bandwidth}`, `CODECS="${codecs.join(",")}"`];
-      if (width && height) attrs.push(`RESOLUTION=${width}x${height}`);
+      // A conversion turns a rotated picture upright (ffmpeg's autorotate): a quarter turn swaps the sides.
+      const turned = plan.video?.action === "h264" && (video?.rotation === 90 || video?.rotation === 270);
+      if (width && height) attrs.push(`RESOLUTION=${turned ? `${height}x${width}` : `${width}x${height}`}`);
       return [
         "#EXTM3U",
         "#EXT-X-VERSION:3",
