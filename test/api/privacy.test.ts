@@ -390,6 +390,33 @@ describe("folder grants and personal folders", () => {
     });
     expect([dads.status, dads.body.error.details?.existing_id]).toEqual([409, surprise.id]);
   });
+
+  it("refuses to move a folder holding something the member may not change, into their personal folder or elsewhere", async () => {
+    const home = (await api(kid1.token, "GET", "/api/v1/auth/profile")).body.home_directory_id as string;
+    const box = await mkdir(s, kid1.token, "Toy box", ids.KidsArt);
+    const hidden = await mkdir(s, admin, "Presents", box.id);
+    expect((await grant(admin, hidden.id, [group(ids.parents!, "write")])).status).toBe(200);
+    const present = await upload(s, dad.token, "present-list.txt", "a bike", { parentId: hidden.id });
+    expect(present.status).toBe(201);
+    // Moved into kid1's personal folder, kid1 would manage all of it, the parents' list included.
+    for (const [route, body] of [
+      [`/api/v1/directories/${box.id}/move`, { new_parent_id: home }],
+      [`/api/v1/files/${box.id}/move`, { new_parent_id: home }],
+      [`/api/v1/files/${box.id}/move`, { new_parent_id: ids.Movies }],
+    ] as const) {
+      expect([route, await status(kid1.token, "POST", route, body)]).toEqual([route, 403]);
+    }
+    expect(await status(kid1.token, "GET", `/api/v1/files/${present.body.id}`)).toBe(404);
+    expect(await status(dad.token, "GET", `/api/v1/files/${present.body.id}`)).toBe(200);
+    expect((await api(dad.token, "GET", `/api/v1/files/${box.id}`)).body.parent_id).toBe(ids.KidsArt);
+    // A rename moves nothing: still allowed. A folder with nothing hidden moves.
+    expect(await status(kid1.token, "PATCH", `/api/v1/files/${box.id}`, { name: "Toys" })).toBe(200);
+    const plain = await mkdir(s, kid1.token, "Plain box", ids.KidsArt);
+    await upload(s, kid1.token, "doodle.png", "d", { parentId: plain.id });
+    expect(await status(kid1.token, "POST", `/api/v1/files/${plain.id}/move`, { new_parent_id: home })).toBe(
+      200,
+    );
+  });
 });
 
 /**

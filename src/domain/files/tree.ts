@@ -279,8 +279,23 @@ export function createTree(
     const org = actor.organizationId;
     return exclusive(org, async () => {
       const before = live(actor, id, "FILE_NOT_FOUND", LEVEL.write);
-      // Read before the move, between other requests: what the subtree adds to the new path's length and depth.
-      const below = before.type === "directory" ? await jobs.extent(org, before.id) : undefined;
+      const moving = to.parentId !== undefined && (to.parentId || null) !== before.parent_id;
+      // Read before the move, between other requests: what the subtree adds to the new path's length and
+      // depth, and, for a move, whether it holds anything the mover may not change. A folder's contents
+      // change hands with it (into a personal folder, its owner manages all of it): as for a delete,
+      // the mover must be able to change all of them.
+      const v = access.view(actor);
+      const below =
+        before.type === "directory"
+          ? await jobs.inspect(
+              org,
+              before.id,
+              moving ? (acl) => access.levelIn(v, { acl_id: acl }) >= LEVEL.write : undefined,
+            )
+          : undefined;
+      if (below?.unwritable) {
+        throw new AppError("PERMISSION_DENIED", "you may not move this: it holds items you may not change");
+      }
       const row = tx(() => {
         const row = live(actor, id, "FILE_NOT_FOUND", LEVEL.write);
         notHome(row);
@@ -293,7 +308,7 @@ export function createTree(
         if (name === row.name && parentId === row.parent_id) return undefined;
         nameFree(org, parentId, name, row.id, actor);
         const path = childPath(target?.path, name);
-        fits(path, row.type === "directory" ? below : undefined);
+        fits(path, below?.extent);
         const reassign = access.moved(org, row, parentAcl(org, row), target?.acl_id ?? null);
         conflictOnUnique("an item with that name already exists here", () =>
           repo.update(org, row.id, {
