@@ -18,7 +18,9 @@ export function directoriesRpc(ctx: AppContext): Partial<ServiceImpl<typeof Dire
     }),
     getDirectory: (req, call) => ({ directory: directoryToProto(dirs().get(actorOf(call), req.id)) }),
     listChildren: (req, call) => filesPageToProto(dirs().children(actorOf(call), req.id, pageFromProto(req))),
-    getTree: (req, call) => ({ root: nodeToProto(dirs().tree(actorOf(call), req.id, { depth: req.depth })) }),
+    getTree: async (req, call) => ({
+      root: nodeToProto(await dirs().tree(actorOf(call), req.id, { depth: req.depth })),
+    }),
     deleteDirectory: (req, call) => dirs().remove(actorOf(call), req.id, { recursive: req.recursive }),
   };
 }

@@ -51,9 +51,9 @@ export function createDirectoriesService(deps: {
   const one = (actor: Actor, row: FileRow) => withCounts(actor, [row])[0] as DirectoryDto;
 
   /** The tree under `root`, `depth` levels of subdirectories (0 = all). */
-  function buildTree(actor: Actor, root: FileRow, depth: number): DirectoryNodeDto {
+  async function buildTree(actor: Actor, root: FileRow, depth: number): Promise<DirectoryNodeDto> {
     // Directories alone, to the depth asked: the files below are never read.
-    const rows = tree.readableSubtree(actor, root, { max: MAX_TREE_NODES, dirs: true, depth });
+    const rows = await tree.readableSubtree(actor, root, { max: MAX_TREE_NODES, dirs: true, depth });
     if (!rows) {
       throw new AppError("VALIDATION", `tree has more than ${MAX_TREE_NODES} directories; ask with a depth`);
     }
@@ -126,7 +126,7 @@ export function createDirectoriesService(deps: {
       return { directories: withCounts(actor, rows), total };
     },
 
-    tree(actor: Actor, id: string, input: unknown): DirectoryNodeDto {
+    async tree(actor: Actor, id: string, input: unknown): Promise<DirectoryNodeDto> {
       requirePermission(actor, "file:read");
       const { depth } = parseInput(TreeInput, input ?? {});
       return buildTree(actor, tree.liveDir(actor, id), depth);

@@ -66,6 +66,8 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
   const indexRows = rowIndexer(sqlite);
   /** listingAfter's statements, by their text. */
   const listingPages = new Map<string, Statement<unknown[], ListingRow & { _rowid: number }>>();
+  /** readableChildIds' statements, one per shape of access condition. */
+  const childIdPages = new Map<string, Statement<unknown[], { r: number; id: string; type: string }>>();
   const subtreeStmt = sqlite.prepare<[string, string], { id: string; depth: number }>(`
     WITH RECURSIVE sub(id, depth) AS (
       SELECT id, 0 FROM files WHERE id = ? AND organization_id = ?
@@ -73,16 +75,6 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
       SELECT f.id, sub.depth + 1 FROM files f JOIN sub ON f.parent_id = sub.id
     ) SELECT id, depth FROM sub`);
   // The live subtree only (a deleted directory hides its own), stopped after `limit` rows.
-  const liveStatsStmt = sqlite.prepare<
-    [string, string, number],
-    { n: number; longest: number | null; deepest: number | null }
-  >(`
-    WITH RECURSIVE sub(id, len, depth) AS (
-      SELECT id, length(path), 0 FROM files WHERE id = ? AND organization_id = ? AND is_deleted = 0
-      UNION ALL
-      SELECT f.id, length(f.path), sub.depth + 1 FROM files f JOIN sub ON f.parent_id = sub.id
-      WHERE f.is_deleted = 0
-    ) SELECT count(*) AS n, max(len) AS longest, max(depth) AS deepest FROM (SELECT * FROM sub LIMIT ?)`);
   const ancestorsStmt = sqlite.prepare<[string, string], { id: string }>(`
     WITH RECURSIVE up(id, parent_id) AS (
       SELECT id, parent_id FROM files WHERE id = ? AND organization_id = ?
@@ -242,31 +234,28 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
     },
 
     /**
-     * Ids (and levels below `rootId`) of its live subtree readable under
-     * `acl` (on `f.acl_id`), parents before children, at most `limit`: an
-     * unreadable or deleted folder hides its subtree. `dirs`: directories
-     * only; `depth` > 0: that many levels below the root at most.
+     * Up to `limit` live children of `parentId` readable under `acl` (on
+     * `f.acl_id`), in rowid order after `after`: one folder of a subtree
+     * walk a page at a time (tree.ts readableSubtree), each page a seek in
+     * files_parent_idx. `dirs`: directories only.
      */
-    readableSubtreeIds(
+    readableChildIds(
       orgId: string,
-      rootId: string,
+      parentId: string,
       acl: { sql: string; params: unknown[] },
+      after: number,
       limit: number,
-      opts: { dirs?: boolean; depth?: number } = {},
-    ): { id: string; depth: number }[] {
-      const depth = opts.depth ?? 0;
-      const sql = `WITH RECURSIVE sub(id, depth) AS (
-          SELECT id, 0 FROM files WHERE id = ? AND organization_id = ? AND is_deleted = 0
-          UNION ALL
-          SELECT f.id, sub.depth + 1 FROM sub CROSS JOIN files f ON f.parent_id = sub.id
-          WHERE f.is_deleted = 0 AND ${acl.sql}${opts.dirs ? " AND f.type = 'directory'" : ""}${depth > 0 ? " AND sub.depth < ?" : ""}
-        ) SELECT id, depth FROM sub LIMIT ?`;
-      // CROSS JOIN keeps the walk going from each folder to its children (files_parent_idx): left
-      // to choose, SQLite read the organization's whole name index for every folder.
-      return sqlite.prepare(sql).all(rootId, orgId, ...acl.params, ...(depth > 0 ? [depth] : []), limit) as {
-        id: string;
-        depth: number;
-      }[];
+      dirs = false,
+    ): { r: number; id: string; type: string }[] {
+      const text = `SELECT f.rowid AS r, f.id, f.type FROM files f INDEXED BY files_parent_idx
+          WHERE f.parent_id = ? AND f.rowid > ? AND f.organization_id = ? AND f.is_deleted = 0 AND ${acl.sql}${dirs ? " AND f.type = 'directory'" : ""}
+          ORDER BY f.rowid LIMIT ?`;
+      let stmt = childIdPages.get(text);
+      if (!stmt) {
+        stmt = sqlite.prepare<unknown[], { r: number; id: string; type: string }>(text);
+        childIdPages.set(text, stmt);
+      }
+      return stmt.all(parentId, after, orgId, ...acl.params, limit);
     },
 
     /** Full rows of many ids, in no particular order. */
@@ -302,15 +291,6 @@ export function createFilesRepo(db: Db, opts: { positionStep?: number } = {}) {
         .set(patch)
         .where(and(eq(files.id, id), eq(files.organization_id, orgId)))
         .run();
-    },
-
-    /**
-     * Size of `rootId`'s live subtree, counting at most `limit` rows: how many
-     * rows, the longest path among them and the deepest level below the root.
-     */
-    liveSubtreeStats(orgId: string, rootId: string, limit: number) {
-      const r = liveStatsStmt.get(rootId, orgId, limit);
-      return { count: r?.n ?? 0, longestPath: r?.longest ?? 0, depthBelow: r?.deepest ?? 0 };
     },
 
     /** Makes the rows of an unfinished copy (`batch`) live, all at once. */

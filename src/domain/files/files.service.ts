@@ -93,7 +93,7 @@ export function createFilesService(deps: FilesDeps) {
     const out = new Map<string, { hash: string; size: number }>();
     const root = tree.live(actor, id);
     // Counted before any content is read: a copy past storage.max_copy_items is refused first.
-    for (const r of tree.copyable(actor, root)) {
+    for (const r of await tree.copyable(actor, root)) {
       if (r.type === "directory" || r.blob_hash) continue;
       const content = openedContent(r, await locateContent(r, blobs, hostResolver));
       const staged = await blobs.stage(content.stream());
@@ -223,10 +223,10 @@ export function createFilesService(deps: FilesDeps) {
      * (under the directory's name, or at the root for a selection). At most
      * MAX_ZIP_ENTRIES (400 beyond). Nothing is opened yet.
      */
-    zipPlan(
+    async zipPlan(
       actor: Actor,
       target: { directoryId: string; ids?: readonly string[] } | { ids: readonly string[] },
-    ): { name: string; entries: ZipEntry[] } {
+    ): Promise<{ name: string; entries: ZipEntry[] }> {
       requirePermission(actor, "file:read");
       let roots: FileRow[];
       let name: string;
@@ -253,7 +253,7 @@ export function createFilesService(deps: FilesDeps) {
       const entries: ZipEntry[] = [];
       for (const root of roots) {
         const base = root.path.slice(0, root.path.length - root.name.length);
-        const rows = tree.readableSubtree(actor, root, { max: MAX_ZIP_ENTRIES - entries.length });
+        const rows = await tree.readableSubtree(actor, root, { max: MAX_ZIP_ENTRIES - entries.length });
         if (!rows) {
           throw new AppError("VALIDATION", `a zip may hold at most ${MAX_ZIP_ENTRIES} items`, {
             max_entries: MAX_ZIP_ENTRIES,

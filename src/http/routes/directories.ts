@@ -140,10 +140,13 @@ export function directoriesRoutes(ctx: AppContext, guards: Guards): Router {
   const read = guards.auth("file:read");
   const write = guards.auth("file:write");
 
-  r.openapi({ ...zip, middleware: [streamTokenAuth(ctx, guards)] }, (c) => {
+  r.openapi({ ...zip, middleware: [streamTokenAuth(ctx, guards)] }, async (c) => {
     const files = ctx.services.files;
     const ids = c.req.valid("query").ids?.split(",").filter(Boolean);
-    const plan = files.zipPlan(actorOf(c), { directoryId: c.req.valid("param").id, ...(ids ? { ids } : {}) });
+    const plan = await files.zipPlan(actorOf(c), {
+      directoryId: c.req.valid("param").id,
+      ...(ids ? { ids } : {}),
+    });
     files.countDownload("download");
     return sendZip(c, plan.name, plan.entries, files.openEntry, ctx.log);
   });
@@ -158,8 +161,8 @@ export function directoriesRoutes(ctx: AppContext, guards: Guards): Router {
   r.openapi({ ...children, middleware: [read] }, (c) =>
     c.json(dirs.children(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200),
   );
-  r.openapi({ ...tree, middleware: [read] }, (c) =>
-    c.json(dirs.tree(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200),
+  r.openapi({ ...tree, middleware: [read] }, async (c) =>
+    c.json(await dirs.tree(actorOf(c), c.req.valid("param").id, c.req.valid("query")), 200),
   );
   r.openapi({ ...move, middleware: [write] }, async (c) =>
     c.json(await dirs.move(actorOf(c), c.req.valid("param").id, c.req.valid("json")), 200),

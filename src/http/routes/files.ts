@@ -200,8 +200,8 @@ export function filesRoutes(ctx: AppContext, guards: Guards): Router {
   const byToken = streamTokenAuth(ctx, guards);
 
   r.openAPIRegistry.registerPath(uploadDoc);
-  r.openapi({ ...zipSelection, middleware: [read] }, (c) => {
-    const plan = files.zipPlan(actorOf(c), { ids: c.req.valid("json").ids });
+  r.openapi({ ...zipSelection, middleware: [read] }, async (c) => {
+    const plan = await files.zipPlan(actorOf(c), { ids: c.req.valid("json").ids });
     files.countDownload("download");
     return sendZip(c, plan.name, plan.entries, files.openEntry, ctx.log);
   });

@@ -237,9 +237,9 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
       stopOnRevoke(c, o);
     });
   };
-  const sendFolder = (c: import("hono").Context<Env>, o: OpenShare, dirId: string) => {
+  const sendFolder = async (c: import("hono").Context<Env>, o: OpenShare, dirId: string) => {
     shares.assertBrowsable(o);
-    const plan = ctx.services.files.zipPlan(o.actor, { directoryId: dirId });
+    const plan = await ctx.services.files.zipPlan(o.actor, { directoryId: dirId });
     shares.claim(o);
     stopOnRevoke(c, o);
     return sendZip(c, plan.name, plan.entries, ctx.services.files.openEntry, ctx.log);
@@ -263,7 +263,9 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
   app.get("/:token/download", async (c) => {
     try {
       const o = await openShare(c);
-      return o.target.type === "directory" ? sendFolder(c, o, o.target.id) : await sendFile(c, o, o.target);
+      return o.target.type === "directory"
+        ? await sendFolder(c, o, o.target.id)
+        : await sendFile(c, o, o.target);
     } catch (err) {
       return failure(c, err);
     }
@@ -273,7 +275,7 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
       const o = await openShare(c);
       if (o.target.type !== "directory")
         throw new AppError("VALIDATION", "this link is to a file: use /download");
-      return sendFolder(
+      return await sendFolder(
         c,
         o,
         c.req.query("dir") ? shares.member(o, c.req.query("dir") as string).id : o.target.id,
@@ -287,7 +289,7 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
       const o = await openShare(c);
       if (o.target.type !== "directory") throw new AppError("FILE_NOT_FOUND", "file not found");
       const row = shares.member(o, c.req.param("fileId"));
-      if (row.type === "directory") return sendFolder(c, o, row.id);
+      if (row.type === "directory") return await sendFolder(c, o, row.id);
       return await sendFile(c, o, row);
     } catch (err) {
       return failure(c, err);
