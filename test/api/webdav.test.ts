@@ -364,3 +364,27 @@ describe("WebDAV locks on the top", () => {
     expect((await dav("PUT", "/shared.txt", admin, { body: "ours" })).status).toBe(201);
   });
 });
+
+/** The per-address limit on anonymous traffic, on a server of its own with a small one. */
+describe("WebDAV under the per-address limit", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({ rate_limit: { global_per_minute: 3, login_per_minute: 3 } });
+  });
+  afterAll(() => s.close());
+
+  it("still serves valid Basic credentials once anonymous requests spent the address's budget", async () => {
+    // Every WebDAV client starts with OPTIONS, or a first request, without credentials.
+    for (let i = 0; i < 4; i++) await fetch(`${s.url}/dav/`, { method: "OPTIONS" });
+    expect((await fetch(`${s.url}/dav/`, { method: "OPTIONS" })).status).toBe(429);
+    const as = (pass: string) => ({
+      method: "PROPFIND",
+      headers: { depth: "0", authorization: `Basic ${Buffer.from(`admin:${pass}`).toString("base64")}` },
+    });
+    expect((await fetch(`${s.url}/dav/`, as(ADMIN_PASSWORD))).status).toBe(207);
+    // A wrong password gains nothing: 401, then the sign-in limit.
+    const wrong = await Promise.all([1, 2, 3, 4, 5].map(() => fetch(`${s.url}/dav/`, as("wrong-password"))));
+    expect(wrong.map((r) => r.status)).toContain(429);
+    expect(wrong.map((r) => r.status)).not.toContain(207);
+  });
+});

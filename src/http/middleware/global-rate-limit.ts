@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppContext } from "../../context.ts";
 import { authenticate, hasCredential } from "../../domain/auth/authenticate.ts";
 import type { RateLimiter } from "../../platform/rate-limiter.ts";
+import { DAV_PREFIX } from "../dav/prefix.ts";
 import type { Env } from "../env.ts";
 import { checkRateLimit } from "./rate-limit.ts";
 
@@ -41,7 +42,12 @@ export function globalRateLimit(opts: GlobalRateLimitOptions): MiddlewareHandler
       const refused = checkRateLimit(c, "global", limiter, ctx.metrics, ip);
       return refused ?? next();
     }
-    if (limiter.exhausted(ip)) {
+    // WebDAV's Basic credentials are proven by its handler, before any work,
+    // failures counted like logins: `authenticate` knows only bearer and key.
+    const davBasic =
+      (c.req.path === DAV_PREFIX || c.req.path.startsWith(`${DAV_PREFIX}/`)) &&
+      /^basic\s/i.test(c.req.header("authorization") ?? "");
+    if (limiter.exhausted(ip) && !davBasic) {
       const valid = await authenticate(ctx.services.auth, headers).then(
         () => true,
         () => false,
