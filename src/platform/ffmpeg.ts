@@ -304,18 +304,20 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
     /**
      * A subtitle stream as WebVTT: stream `streamIndex` of a media file, or a
      * whole subtitle file read with `demuxer` (ASS/SSA; SubRip and WebVTT
-     * sidecars are converted without ffmpeg). Undefined
+     * sidecars are converted without ffmpeg), `windows1252` when its text
+     * is not Unicode (ffmpeg reads UTF-8 and UTF-16 with a BOM by itself). Undefined
      * when ffmpeg fails (an image-based stream, a broken file).
      */
     async subtitleVtt(
       absPath: string,
-      source: { streamIndex: number } | { demuxer: "ass" },
+      source: { streamIndex: number } | { demuxer: "ass"; windows1252: boolean },
     ): Promise<Buffer | undefined> {
       if (!(await found("ffmpeg"))) return undefined;
       const demuxer = "demuxer" in source ? source.demuxer : await demuxerOf(absPath);
       if (!demuxer) return undefined;
       const map = "streamIndex" in source ? `0:${source.streamIndex}` : "0:s:0";
-      const args = ["-v", "error", "-nostdin", ...inputArgs(absPath, demuxer), "-map", map];
+      const charset = "windows1252" in source && source.windows1252 ? ["-sub_charenc", "CP1252"] : [];
+      const args = ["-v", "error", "-nostdin", ...charset, ...inputArgs(absPath, demuxer), "-map", map];
       return runBinary(cfg.ffmpeg_path, [...args, "-c:s", "webvtt", "-f", "webvtt", "pipe:1"], {
         timeoutMs: 120_000,
       }).catch(() => undefined);

@@ -316,6 +316,26 @@ describe.skipIf(missing("playback: direct, remux, transcode", "ffmpeg", "ffprobe
       expect(texts[2]).toContain("Styled line");
     });
 
+    it("reads an .ass sidecar written in Windows-1252, as it does an .srt", async () => {
+      const ass = [
+        "[Script Info]",
+        "ScriptType: v4.00+",
+        "",
+        "[Events]",
+        "Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text",
+        "Dialogue: 0,0:00:01.00,0:00:03.00,Default,,0,0,0,,Caf\xe9 cr\xe8me",
+        "",
+      ].join("\r\n");
+      expect((await upload(s, token, "clip.ass", Buffer.from(ass, "latin1"))).status).toBe(201);
+      const clip = await info(ids["clip.mp4"]!);
+      const side = (clip.body.subtitles as { source: string; format: string; url: string }[]).find(
+        (x) => x.source === "sidecar" && x.format === "ass",
+      );
+      const res = await fetch(`${s.url}${side?.url}`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain("Café crème");
+    });
+
     it("reads music tags and shows the cover art as the thumbnail", async () => {
       const song = await info(ids["song.flac"]!);
       expect(song.body.tags).toEqual({

@@ -31,6 +31,7 @@ import {
 import {
   asVtt,
   decodeSubtitle,
+  isUnicodeSubtitle,
   SIDECAR_BASE,
   type SidecarFormat,
   sidecarOf,
@@ -343,8 +344,13 @@ export function createStreamingService(deps: {
         const file = await deps.openContent(actor, side.row.id);
         if (file.size > MAX_SUBTITLE_BYTES)
           throw new AppError("PAYLOAD_TOO_LARGE", "the subtitle file is too large");
-        if (side.format === "ass") return convertCached(file, { demuxer: "ass" }, "ass");
-        const text = decodeSubtitle(await readBytes(file.path));
+        const bytes = await readBytes(file.path);
+        if (side.format === "ass") {
+          // ffmpeg refuses text that is not UTF-8 unless told its encoding (old .ass/.ssa files are often Windows-1252).
+          const source = { demuxer: "ass" as const, windows1252: !isUnicodeSubtitle(bytes) };
+          return convertCached(file, source, "ass");
+        }
+        const text = decodeSubtitle(bytes);
         if (side.format === "srt") return srtToVtt(text);
         const vtt = asVtt(text);
         if (!vtt) throw new AppError("VALIDATION", "the .vtt file is not WebVTT");
@@ -364,7 +370,7 @@ export function createStreamingService(deps: {
   /** ffmpeg's WebVTT of a subtitle source, cached on disk per file version (extracting reads the whole file). */
   async function convertCached(
     content: OpenedContent,
-    source: { streamIndex: number } | { demuxer: "ass" },
+    source: { streamIndex: number } | { demuxer: "ass"; windows1252: boolean },
     what: string,
   ): Promise<string> {
     if (!(await deps.tools.ready()))

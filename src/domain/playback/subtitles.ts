@@ -48,6 +48,20 @@ export function decodeSubtitle(bytes: Buffer): string {
   }
 }
 
+/**
+ * Whether subtitle bytes are Unicode that ffmpeg reads as it is (UTF-8, or
+ * UTF-16 with a BOM); anything else is read as Windows-1252, as decodeSubtitle does.
+ */
+export function isUnicodeSubtitle(bytes: Buffer): boolean {
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return true;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const SRT_TIME = /(\d{1,2}):(\d{2}):(\d{2})[,.](\d{1,3})/g;
 
 /**
