@@ -57,13 +57,9 @@ export const MediaInfoSchema = z
           channels: z.number().int().optional(),
           width: z.number().int().optional(),
           height: z.number().int().optional(),
-          rotation: z
-            .number()
-            .int()
-            .optional()
-            .openapi({
-              description: "Degrees a player turns the picture (90, 180, 270): a phone's portrait video",
-            }),
+          rotation: z.number().int().optional().openapi({
+            description: "Degrees a player turns the picture (90, 180, 270): a phone's portrait video",
+          }),
           default: z.boolean(),
           picture: z.boolean().openapi({ description: "Cover art, not a video track" }),
         }),
