@@ -409,6 +409,17 @@ describe("folder grants and personal folders", () => {
     expect(await status(kid1.token, "GET", `/api/v1/files/${present.body.id}`)).toBe(404);
     expect(await status(dad.token, "GET", `/api/v1/files/${present.body.id}`)).toBe(200);
     expect((await api(dad.token, "GET", `/api/v1/files/${box.id}`)).body.parent_id).toBe(ids.KidsArt);
+    // What is in the trash counts too: moved, kid1 would manage it, restore it and read it.
+    const attic = await mkdir(s, kid1.token, "Attic box", ids.KidsArt);
+    const old = await mkdir(s, admin, "Old presents", attic.id);
+    expect((await grant(admin, old.id, [group(ids.parents!, "write")])).status).toBe(200);
+    const oldList = await upload(s, dad.token, "old-list.txt", "a kite", { parentId: old.id });
+    expect(await status(dad.token, "DELETE", `/api/v1/directories/${old.id}?recursive=true`)).toBe(200);
+    expect(await status(kid1.token, "POST", `/api/v1/files/${attic.id}/move`, { new_parent_id: home })).toBe(
+      403,
+    );
+    expect(await status(kid1.token, "POST", `/api/v1/trash/${old.id}/restore`)).toBe(404);
+    expect(await status(kid1.token, "GET", `/api/v1/files/${oldList.body.id}`)).toBe(404);
     // A rename moves nothing: still allowed. A folder with nothing hidden moves.
     expect(await status(kid1.token, "PATCH", `/api/v1/files/${box.id}`, { name: "Toys" })).toBe(200);
     const plain = await mkdir(s, kid1.token, "Plain box", ids.KidsArt);

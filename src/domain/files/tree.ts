@@ -3,7 +3,7 @@ import { type Db, writeTransaction } from "../../db/client.ts";
 import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, type ErrorCode } from "../../errors.ts";
 import { isId, newId, nowIso } from "../../platform/ids.ts";
-import { type Access, aclCondition, LEVEL, type Level } from "../access/access.ts";
+import { type Access, type AccessView, aclCondition, LEVEL, type Level } from "../access/access.ts";
 import type { Actor } from "../actor.ts";
 import type { TagDto } from "../tags/tags.repo.ts";
 import type { FileRow, FilesRepo, NewFileRow } from "./files.repo.ts";
@@ -271,6 +271,16 @@ export function createTree(
   }
 
   /**
+   * Whether a folder with its own list lies at or below `dirId` (trashed rows
+   * too) on which the viewer holds less than write: a few dozen lists in a
+   * household, each a walk up its ancestors.
+   */
+  function holdsUnwritable(org: string, v: AccessView, dirId: string): boolean {
+    const below = [...v.unreadable, ...[...v.levels].filter(([, l]) => l < LEVEL.write).map(([id]) => id)];
+    return below.some((root) => repo.isSelfOrAncestor(org, dirId, root));
+  }
+
+  /**
    * Renames and/or moves `id`. Its own row changes in one transaction; the
    * rows below a folder follow a folder at a time (subtree-jobs.ts), and
    * the returned promise settles once they all have.
@@ -284,22 +294,13 @@ export function createTree(
     return exclusive(org, async () => {
       const before = live(actor, id, "FILE_NOT_FOUND", LEVEL.write);
       const moving = to.parentId !== undefined && (to.parentId || null) !== before.parent_id;
-      // Read before the move, between other requests: what the subtree adds to the new path's length and
-      // depth, and, for a move, whether it holds anything the mover may not change. A folder's contents
-      // change hands with it (into a personal folder, its owner manages all of it): as for a delete,
-      // the mover must be able to change all of them.
-      const v = access.view(actor);
-      const below =
-        before.type === "directory"
-          ? await jobs.inspect(
-              org,
-              before.id,
-              moving ? (acl) => access.levelIn(v, { acl_id: acl }) >= LEVEL.write : undefined,
-            )
-          : undefined;
-      if (below?.unwritable) {
+      // A folder's contents change hands with it (into a personal folder, its owner manages all of it):
+      // as for a delete, the mover must be able to change all of it, what is in the trash too.
+      if (moving && before.type === "directory" && holdsUnwritable(org, access.view(actor), before.id)) {
         throw new AppError("PERMISSION_DENIED", "you may not move this: it holds items you may not change");
       }
+      // Read before the move, between other requests: what the subtree adds to the new path's length and depth.
+      const below = before.type === "directory" ? await jobs.extent(org, before.id) : undefined;
       const row = tx(() => {
         const row = live(actor, id, "FILE_NOT_FOUND", LEVEL.write);
         notHome(row);
@@ -312,7 +313,7 @@ export function createTree(
         if (name === row.name && parentId === row.parent_id) return undefined;
         nameFree(org, parentId, name, row.id, actor);
         const path = childPath(target?.path, name);
-        fits(path, below?.extent);
+        fits(path, row.type === "directory" ? below : undefined);
         const reassign = access.moved(org, row, parentAcl(org, row), target?.acl_id ?? null);
         conflictOnUnique("an item with that name already exists here", () =>
           repo.update(org, row.id, {
