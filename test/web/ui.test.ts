@@ -230,10 +230,18 @@ describe.skipIf(missing("web UI", "/usr/bin/chromium", "ffmpeg"))("web UI", () =
     await entry("greeting.txt").locator(".check").click();
     await entry("big.bin").click({ modifiers: ["Control"] });
     await page.getByText("2 selected").waitFor();
+    // The picker asks for folders only: never for every file of the folders it shows.
+    const asked: string[] = [];
+    const onRequest = (r: { url(): string }) => asked.push(new URL(r.url()).pathname);
+    page.on("request", onRequest);
     await page.getByRole("button", { name: "Copy" }).click();
     await dialog().getByRole("button", { name: "Holidays" }).click();
+    await dialog().getByRole("button", { name: "Trip" }).waitFor();
+    page.off("request", onRequest);
     await dialog().getByRole("button", { name: "Copy to “Holidays”" }).click();
     await page.getByText("Copied 2 items").waitFor();
+    expect(asked).toContain("/api/v1/directories");
+    expect(asked.filter((p) => p.endsWith("/children") || p === "/api/v1/files")).toEqual([]);
     const holidays = (await fileIdByName("Holidays"))!;
     expect(await fileIdByName("greeting.txt", holidays)).toBeDefined();
     expect(await fileIdByName("big.bin", holidays)).toBeDefined();

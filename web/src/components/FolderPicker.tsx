@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { ancestors, listAll } from "../lib/files.ts";
+import { ancestors, listSubfolders } from "../lib/files.ts";
 import { messageOf } from "../lib/format.ts";
 import type { FileRec } from "../lib/types.ts";
 import { Icon } from "./Icon.tsx";
@@ -25,10 +25,10 @@ export function FolderPicker(props: {
     const ac = new AbortController();
     setDirs(undefined);
     setError(undefined);
-    Promise.all([at ? ancestors(at) : Promise.resolve([]), listAll(at, () => {}, ac.signal)])
+    Promise.all([at ? ancestors(at) : Promise.resolve([]), listSubfolders(at, ac.signal)])
       .then(([c, all]) => {
         setChain(c);
-        setDirs(all.filter((f) => f.type === "directory").sort((a, b) => a.name.localeCompare(b.name)));
+        setDirs(all.sort((a, b) => a.name.localeCompare(b.name)));
       })
       .catch((e) => !ac.signal.aborted && setError(messageOf(e)));
     return () => ac.abort();

@@ -45,6 +45,23 @@ export async function listAll(
   }
 }
 
+/**
+ * Every subfolder of a folder (undefined = the top), a page of 1000 at a
+ * time from the directories listing: a folder picker in a folder of 100,000
+ * photos asks for its few subfolders, not for every photo.
+ */
+export async function listSubfolders(parentId: string | undefined, signal?: AbortSignal): Promise<FileRec[]> {
+  const all: FileRec[] = [];
+  for (;;) {
+    const page = await api<{ directories: { file: FileRec }[]; total: number }>("GET", "/directories", {
+      query: { parent_id: parentId, limit: 1000, offset: all.length },
+      signal,
+    });
+    all.push(...page.directories.map((d) => d.file));
+    if (page.directories.length === 0 || all.length >= page.total) return all;
+  }
+}
+
 const fileCache = new Map<string, FileRec>();
 
 /** A file or folder by id (cached for breadcrumbs). */
