@@ -388,3 +388,36 @@ describe("WebDAV under the per-address limit", () => {
     expect(wrong.map((r) => r.status)).not.toContain(207);
   });
 });
+
+/** The sign-in limit against a burst of guesses, on a server of its own. */
+describe("WebDAV under the sign-in limit", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({
+      rate_limit: { login_per_minute: 5 },
+      auth: { password_hash_memory_kib: 19_456, password_hash_iterations: 2 },
+    });
+  });
+  afterAll(() => s.close());
+
+  it("checks no more passwords than the sign-in limit, even sent all at once", async () => {
+    const right = { authorization: `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString("base64")}` };
+    const propfind = () => fetch(`${s.url}/dav/`, { method: "PROPFIND", headers: { ...right, depth: "0" } });
+    // A client opening many connections at once is checked once.
+    const opening = await Promise.all(Array.from({ length: 12 }, propfind));
+    expect(opening.map((r) => r.status)).toEqual(Array(12).fill(207));
+    const guesses = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        fetch(`${s.url}/dav/`, {
+          method: "PROPFIND",
+          headers: { authorization: `Basic ${Buffer.from(`admin:guess-${i}`).toString("base64")}` },
+        }),
+      ),
+    );
+    // Each 401 is a password checked; login_per_minute is 5, one spent above.
+    expect(guesses.filter((r) => r.status === 401).length).toBeLessThanOrEqual(4);
+    expect(guesses.filter((r) => r.status === 429).length).toBeGreaterThan(0);
+    // A password proven a moment ago is not checked again: it still works.
+    expect((await propfind()).status).toBe(207);
+  });
+});

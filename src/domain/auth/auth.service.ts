@@ -234,13 +234,23 @@ export function createAuthService(deps: Deps) {
    * stop matching at once. Bounded; entries live five minutes.
    */
   const basicOk = new ExpiringSet(5 * 60_000);
+  /** Password checks under way, by the same key: a client opening many connections at once is checked (and counted) once. */
+  const basicChecking = new Map<string, Promise<boolean>>();
 
   /**
    * The actor behind HTTP Basic credentials (WebDAV): the username with its
    * password, or with one of its API keys as the password (the recommended
    * way for devices: a key can be narrowed and revoked alone). 401 otherwise.
+   * `guessing` runs before a password is checked (not one seen good lately,
+   * nor one being checked for another request) and may refuse (a rate
+   * limit): counted before the slow check, a burst of guesses cannot all
+   * start before the first is counted.
    */
-  async function authenticateBasic(username: string, password: string): Promise<Actor> {
+  async function authenticateBasic(
+    username: string,
+    password: string,
+    guessing?: () => void,
+  ): Promise<Actor> {
     if (password.startsWith(API_KEY_PREFIX)) {
       const actor = authenticateApiKey(password);
       if (actor.username.toLowerCase() !== username.toLowerCase()) {
@@ -249,11 +259,19 @@ export function createAuthService(deps: Deps) {
       return actor;
     }
     const user = deps.users.byUsername(username);
-    const key = user ? hashSecret(`${user.id}\0${password}\0${user.password_hash}`) : "";
+    const key = user
+      ? hashSecret(`${user.id}\0${password}\0${user.password_hash}`)
+      : hashSecret(`\0${username}\0${password}`);
     if (!user || !basicOk.has(key)) {
-      const ok = user
-        ? await passwords.verify(user.password_hash, password)
-        : await passwords.verifyDummy(password);
+      let check = basicChecking.get(key);
+      if (!check) {
+        guessing?.();
+        check = (
+          user ? passwords.verify(user.password_hash, password) : passwords.verifyDummy(password)
+        ).finally(() => basicChecking.delete(key));
+        basicChecking.set(key, check);
+      }
+      const ok = await check;
       if (!user || !ok) {
         metrics.authAttempts.inc({ method: "basic", status: "failure" });
         throw new AppError("UNAUTHENTICATED", "invalid credentials");

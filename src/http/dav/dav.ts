@@ -109,16 +109,26 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
     const header = c.req.header("authorization") ?? "";
     const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
     const ip = c.get("clientIp");
-    if (rl && limits.login.exhausted(ip))
-      throw new AppError("RATE_LIMITED", "too many failed sign-ins; retry later");
+    const signIn = () => {
+      if (rl && !limits.login.hit(ip).allowed)
+        throw new AppError("RATE_LIMITED", "too many sign-ins from this address; retry later");
+    };
     if (m) {
       const decoded = Buffer.from(m[1]!, "base64").toString("utf8");
       const colon = decoded.indexOf(":");
       if (colon > 0) {
+        // Each password checked counts against the sign-in limit before the check:
+        // counted after a failure, a burst of guesses sent at once was all checked.
+        let counted = false;
+        const guessing = () => {
+          counted = true;
+          signIn();
+        };
         try {
           const actor = await ctx.services.auth.authenticateBasic(
             decoded.slice(0, colon),
             decoded.slice(colon + 1),
+            guessing,
           );
           if (rl) {
             const r = limits.user.hit(actor.userId);
@@ -128,9 +138,11 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
           return actor;
         } catch (err) {
           if (!(err instanceof AppError) || err.code !== "UNAUTHENTICATED") throw err;
+          if (counted) throw new DavStatus(401);
         }
       }
-      if (rl) limits.login.hit(ip);
+      // A malformed header or a wrong API key: counted once known.
+      signIn();
     }
     throw new DavStatus(401);
   }
