@@ -138,6 +138,13 @@ describe("share links", () => {
     const full = await anon(probe.body.download_url);
     expect([full.status, (await full.arrayBuffer()).byteLength]).toEqual([200, 2_000_000]);
     expect((await anon(probe.body.download_url)).status).toBe(410);
+    // A folder's zip: a HEAD is not a download either.
+    const folder = await make(admin, { directory_id: photos.id, max_downloads: 1 });
+    expect((await fetch(`${s.url}${folder.body.url}/zip`, { method: "HEAD" })).status).toBe(200);
+    const zip = await anon(`${folder.body.url}/zip`);
+    expect(zip.status).toBe(200);
+    await zip.arrayBuffer();
+    expect((await anon(`${folder.body.url}/zip`)).status).toBe(410);
   });
 
   it("takes uploads into a drop folder, never elsewhere, and only when the link says so", async () => {

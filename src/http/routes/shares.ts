@@ -240,7 +240,8 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
   const sendFolder = async (c: import("hono").Context<Env>, o: OpenShare, dirId: string) => {
     shares.assertBrowsable(o);
     const plan = await ctx.services.files.zipPlan(o.actor, { directoryId: dirId });
-    shares.claim(o);
+    // A HEAD sends no zip: not a download.
+    if (c.req.method !== "HEAD") shares.claim(o);
     stopOnRevoke(c, o);
     return sendZip(c, plan.name, plan.entries, ctx.services.files.openEntry, ctx.log);
   };
