@@ -428,6 +428,27 @@ describe("folder grants and personal folders", () => {
       200,
     );
   });
+
+  it("refuses to move a folder out of one the member may not write, though its own list lets them write it", async () => {
+    const home = (await api(kid1.token, "GET", "/api/v1/auth/profile")).body.home_directory_id as string;
+    // Kids Art lets kids write; Photos, where it is, lets them read.
+    expect(
+      await status(kid1.token, "POST", `/api/v1/files/${ids.KidsArt}/move`, { new_parent_id: home }),
+    ).toBe(403);
+    expect((await api(dad.token, "GET", `/api/v1/files/${ids.KidsArt}`)).body.parent_id).toBe(ids.Photos);
+    // A subfolder of kid2's personal folder, shared with kid1 to write in, stays kid2's.
+    const home2 = (await api(kid2.token, "GET", "/api/v1/auth/profile")).body.home_directory_id as string;
+    const lent = await mkdir(s, kid2.token, "For kid1", home2);
+    expect(
+      (await grant(kid2.token, lent.id, [{ subject_type: "user", subject_id: kid1.userId, level: "write" }]))
+        .status,
+    ).toBe(200);
+    expect((await upload(s, kid1.token, "hello.txt", "hi", { parentId: lent.id })).status).toBe(201);
+    expect(await status(kid1.token, "POST", `/api/v1/files/${lent.id}/move`, { new_parent_id: home })).toBe(
+      403,
+    );
+    expect(await status(kid2.token, "GET", `/api/v1/files/${lent.id}`)).toBe(200);
+  });
 });
 
 /**

@@ -311,6 +311,17 @@ export function createTree(
         const name = to.name ?? row.name;
         const parentId = target?.id ?? null;
         if (name === row.name && parentId === row.parent_id) return undefined;
+        // Moving takes the item out of where it is: write is needed there, not only on the item (a folder
+        // with a list of its own that lets the mover write, inside one that does not, stays where it is).
+        if (
+          parentId !== row.parent_id &&
+          access.levelIn(access.view(actor), { acl_id: parentAcl(org, row) }) < LEVEL.write
+        ) {
+          throw new AppError(
+            "PERMISSION_DENIED",
+            "you may not move this out of its folder (write access needed there)",
+          );
+        }
         nameFree(org, parentId, name, row.id, actor);
         const path = childPath(target?.path, name);
         fits(path, row.type === "directory" ? below : undefined);
