@@ -169,6 +169,17 @@ describe.skipIf(missing("playback: direct, remux, transcode", "ffmpeg", "ffprobe
       expect((await info(ids["tone.ac3"]!)).body).toMatchObject({ mode: "transcode", video: null });
     });
 
+    it("plays WAV (16- and 24-bit PCM) as it is: browsers decode it, converting would only lose quality", async () => {
+      for (const pcm of ["pcm_s16le", "pcm_s24le"]) {
+        const wav = join(media, `${pcm}.wav`);
+        ffmpeg(...["-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-c:a", pcm], wav);
+        const up = await upload(s, token, `${pcm}.wav`, readFileSync(wav));
+        const r = await info(up.body.id);
+        expect(r.body, pcm).toMatchObject({ mode: "direct", audio: [{ codec: pcm }] });
+        expect(r.body.direct_url).toMatch(/\/stream\?st=/);
+      }
+    });
+
     it("hands a file of unknown duration over as it is, saying why it cannot be converted", async () => {
       const r = await info(ids["nodur.mkv"]!);
       expect(r.status).toBe(200);

@@ -20,8 +20,23 @@ import { STREAMABLE } from "../files/mime.ts";
 /** Seconds per segment: short, so a seek or a first play waits for little conversion. */
 export const SEGMENT_SECONDS = 3;
 
-/** What a browser decodes without help: the default of `codecs=`. */
-export const BROWSER_CODECS = ["h264", "vp8", "vp9", "av1", "aac", "mp3", "opus", "vorbis", "flac"] as const;
+/**
+ * What a browser decodes without help: the default of `codecs=`. PCM is what
+ * WAV holds (Chrome, Firefox and Safari play 16- and 24-bit WAV as it is).
+ */
+export const BROWSER_CODECS = [
+  "h264",
+  "vp8",
+  "vp9",
+  "av1",
+  "aac",
+  "mp3",
+  "opus",
+  "vorbis",
+  "flac",
+  "pcm_s16le",
+  "pcm_s24le",
+] as const;
 
 /** Codecs a client may name in `codecs=` (anything else is refused at the boundary). */
 export const KNOWN_CODECS = [
@@ -34,8 +49,6 @@ export const KNOWN_CODECS = [
   "dts",
   "truehd",
   "alac",
-  "pcm_s16le",
-  "pcm_s24le",
 ] as const;
 
 /** Containers a media element plays as they are (by stored media type). */

@@ -54,7 +54,19 @@ function extraCodecs(): string[] {
   return extra;
 }
 
-const DEFAULT_CODECS = ["h264", "vp8", "vp9", "av1", "aac", "mp3", "opus", "vorbis", "flac"];
+const DEFAULT_CODECS = [
+  "h264",
+  "vp8",
+  "vp9",
+  "av1",
+  "aac",
+  "mp3",
+  "opus",
+  "vorbis",
+  "flac",
+  "pcm_s16le",
+  "pcm_s24le",
+];
 
 /** How a file plays here: direct, remux or transcode, its tracks, subtitles and URLs. */
 export function playbackInfo(fileId: string, audio?: number): Promise<PlaybackInfo> {
