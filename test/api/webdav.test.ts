@@ -333,6 +333,29 @@ describe("WebDAV", () => {
     expect(partial.status).toBe(400);
     expect(await (await dav("GET", "/Keep/whole.txt")).text()).toBe("the whole of it");
   });
+
+  it("renders a heavy listing a little at a time, as the client reads it", async () => {
+    expect((await dav("MKCOL", "/Heavy")).status).toBe(201);
+    for (let i = 0; i < 150; i++) await dav("PUT", `/Heavy/f${i}.txt`, { body: "x" });
+    // 40,000 names asked for (900 KB): each member answers every one, ~1 MB a member.
+    const names = Array.from({ length: 40_000 }, (_, i) => `<Z:p${i}/>`).join("");
+    const before = process.memoryUsage().arrayBuffers;
+    const heavy = await dav("PROPFIND", "/Heavy/", {
+      headers: { depth: "1" },
+      body: `<D:propfind xmlns:D="DAV:" xmlns:Z="urn:z"><D:prop>${names}</D:prop></D:propfind>`,
+    });
+    expect(heavy.status).toBe(207);
+    // Not read yet: what the server has made so far waits in memory.
+    let held = 0;
+    for (let i = 0; i < 20; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      held = Math.max(held, process.memoryUsage().arrayBuffers - before);
+    }
+    let bytes = 0;
+    for await (const chunk of heavy.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+    expect(bytes).toBeGreaterThan(150 * 40_000 * 10);
+    expect(held).toBeLessThan(32 * 1024 * 1024);
+  }, 60_000);
 });
 
 /** Locks on the top of the tree, on a server of its own: no other test's locks in the way. */
