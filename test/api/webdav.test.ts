@@ -356,6 +356,32 @@ describe("WebDAV", () => {
     expect(bytes).toBeGreaterThan(150 * 40_000 * 10);
     expect(held).toBeLessThan(32 * 1024 * 1024);
   }, 60_000);
+
+  it("refuses a deep lock that would reach a folder its holder may not change", async () => {
+    const mate = await createUser(s, admin, "davmate");
+    const mateAuth = basic("davmate", GOOD_PASSWORD);
+    const team = await mkdir(s, admin, "Team");
+    const grant = { subject_type: "user", subject_id: mate.userId, level: "write" };
+    await s.api("PUT", "/api/v1/grants", { token: admin, body: { directory_id: team.id, grants: [grant] } });
+    const hidden = await mkdir(s, admin, "Private", team.id);
+    await s.api("PUT", "/api/v1/grants", { token: admin, body: { directory_id: hidden.id, grants: [] } });
+    const lockBody =
+      '<D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
+    const deep = await dav("LOCK", "/Team", {
+      auth: mateAuth,
+      headers: { depth: "infinity" },
+      body: lockBody,
+    });
+    expect(deep.status).toBe(403);
+    expect((await dav("PUT", "/Team/Private/plans.txt", { body: "admin's" })).status).toBe(201);
+    // The folder alone can be locked.
+    const shallow = await dav("LOCK", "/Team", { auth: mateAuth, headers: { depth: "0" }, body: lockBody });
+    expect(shallow.status).toBe(200);
+    const token = shallow.headers.get("lock-token")!;
+    expect((await dav("UNLOCK", "/Team", { auth: mateAuth, headers: { "lock-token": token } })).status).toBe(
+      204,
+    );
+  });
 });
 
 /** Locks on the top of the tree, on a server of its own: no other test's locks in the way. */

@@ -128,6 +128,18 @@ export function createDavService(deps: {
       return !row.home_of && !row.watched_folder_id && deps.access.levelOf(actor, row) >= LEVEL.write;
     },
 
+    /**
+     * Whether `row`'s subtree holds a folder with its own list that the actor
+     * may not change (or not see): a depth-infinity lock on `row` would hold
+     * up writes there, so it is refused (RFC 4918 9.10). A few dozen lists in
+     * a household, each a walk up its ancestors.
+     */
+    reachesUnwritable(actor: Actor, row: ListingRow): boolean {
+      const v = deps.access.view(actor);
+      const roots = [...v.unreadable, ...[...v.levels].filter(([, l]) => l < LEVEL.write).map(([id]) => id)];
+      return roots.some((root) => repo.isSelfOrAncestor(actor.organizationId, row.id, root));
+    },
+
     /** Dead properties of many rows at once (one query for a whole listing). */
     deadProps(rows: readonly ListingRow[]): Map<string, DeadProperty[]> {
       const out = new Map<string, DeadProperty[]>();

@@ -603,6 +603,9 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
     // would hold up every write of everyone, in folders its holder cannot even see.
     if (res?.kind === "top" && depth === "infinity") throw new DavStatus(403);
     if (res && !dav.canWriteIn(actor, res)) throw new DavStatus(403);
+    // Nor one reaching folders below that its holder may not change.
+    if (res?.kind === "row" && depth === "infinity" && dav.reachesUnwritable(actor, res.row))
+      throw new DavStatus(403);
     const l = locks.lock(org, actor.userId, key, { depth, scope, owner, timeoutSeconds: timeout });
     if (!l) throw new DavStatus(423, preconditionBody("no-conflicting-lock"));
     return xml(
