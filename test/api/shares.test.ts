@@ -244,6 +244,26 @@ describe("share links", () => {
     expect((await s.api("DELETE", `/api/v1/shares/${link.body.id}`, { token: admin })).status).toBe(200);
   });
 
+  it("lists a big shared folder a page at a time, so every file is reachable", async () => {
+    const big = await mkdir(s, admin, "Every photo");
+    const names = Array.from({ length: 1001 }, (_, i) => `p${String(i).padStart(4, "0")}.jpg`);
+    for (let i = 0; i < names.length; i += 20) {
+      await Promise.all(names.slice(i, i + 20).map((n) => upload(s, admin, n, "x", { parentId: big.id })));
+    }
+    const link = await make(admin, { directory_id: big.id });
+    const first = await (await anon(link.body.url)).text();
+    const shown = (html: string) => names.filter((n) => html.includes(`>${n}<`));
+    expect(shown(first)).toHaveLength(1000);
+    expect(first).toContain(`href="${link.body.url}?page=2"`);
+    const second = await (await anon(`${link.body.url}?page=2`)).text();
+    expect(shown(second)).toHaveLength(1);
+    expect([...shown(first), ...shown(second)].sort()).toEqual(names);
+    // In a subfolder, "Download all" is that subfolder's zip.
+    const sub = await mkdir(s, admin, "Sub", big.id);
+    const subPage = await (await anon(`${link.body.url}?dir=${sub.id}`)).text();
+    expect(subPage).toContain(`href="${link.body.url}/zip?dir=${sub.id}"`);
+  });
+
   it("cuts off a download under way, of a file or a zip, when its link is revoked", async () => {
     const big = Buffer.alloc(24 * 1024 * 1024, 3);
     const dir = await mkdir(s, admin, "Big things");

@@ -18,6 +18,8 @@ import { permissionsOf, type UsersRepo } from "../users/users.repo.ts";
 import { CreateShareInput, type ShareDto } from "./shares.schemas.ts";
 
 const MAX_SHARES_PER_USER = 1000;
+/** Members of a shared folder on one page of its public listing. */
+const MEMBERS_PAGE = 1000;
 
 export type { ShareDto } from "./shares.schemas.ts";
 
@@ -254,13 +256,19 @@ export function createSharesService(deps: {
       }
     },
 
-    /** The readable members of a folder share's folder (one level). */
-    members(open: OpenShare, dirId: string): FileRow[] {
+    /** One page (from 1) of the readable members of a folder share's folder (one level), and how many there are. */
+    members(open: OpenShare, dirId: string, page = 1): { rows: FileRow[]; total: number; pageSize: number } {
       const dir = this.member(open, dirId);
-      return deps.repo.children(open.actor.organizationId, deps.access.view(open.actor), dir.id, {
-        limit: 1000,
-        offset: 0,
-      }).rows;
+      const { rows, total } = deps.repo.children(
+        open.actor.organizationId,
+        deps.access.view(open.actor),
+        dir.id,
+        {
+          limit: MEMBERS_PAGE,
+          offset: (page - 1) * MEMBERS_PAGE,
+        },
+      );
+      return { rows, total, pageSize: MEMBERS_PAGE };
     },
 
     /**

@@ -181,15 +181,29 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
       }
       const dirId = c.req.query("dir") ?? o.target.id;
       const here = shares.member(o, dirId);
-      const items = shares.members(o, here.id);
+      const pageNo = Math.min(1_000_000, Math.max(1, Number.parseInt(c.req.query("page") ?? "1", 10) || 1));
+      const { rows: items, total, pageSize } = shares.members(o, here.id, pageNo);
+      const sub = here.id !== o.target.id;
+      // A big folder a page at a time: every member reachable, not only the first page's.
+      const pageLink = (n: number, label: string) =>
+        `<a href="/s/${esc(token)}?${sub ? `dir=${esc(here.id)}&amp;` : ""}page=${n}">${label}</a>`;
+      const pages = Math.ceil(total / pageSize);
+      const pager =
+        pages > 1
+          ? `<p class="muted">Page ${pageNo} of ${pages} (${total} items) ` +
+            (pageNo > 1 ? pageLink(pageNo - 1, "Previous") : "") +
+            (pageNo > 1 && pageNo < pages ? " · " : "") +
+            (pageNo < pages ? pageLink(pageNo + 1, "Next") : "") +
+            "</p>"
+          : "";
       return c.html(
         page(
           here.name,
-          `<h1>${esc(here.name)}</h1><p><a class="button" href="/s/${esc(token)}/zip">Download all (zip)</a></p>` +
-            (here.id !== o.target.id
-              ? `<p><a href="/s/${esc(token)}">Back to ${esc(o.target.name)}</a></p>`
-              : "") +
-            `<ul>${items.map((f) => entryLink(token, f)).join("") || '<li class="muted">Empty</li>'}</ul>`,
+          `<h1>${esc(here.name)}</h1><p><a class="button" href="/s/${esc(token)}/zip${sub ? `?dir=${esc(here.id)}` : ""}">` +
+            `Download all (zip)</a></p>` +
+            (sub ? `<p><a href="/s/${esc(token)}">Back to ${esc(o.target.name)}</a></p>` : "") +
+            `<ul>${items.map((f) => entryLink(token, f)).join("") || '<li class="muted">Empty</li>'}</ul>` +
+            pager,
         ),
         200,
         headers,
