@@ -231,6 +231,27 @@ describe.skipIf(missing("playback: direct, remux, transcode", "ffmpeg", "ffprobe
       expect(Number(p.format.duration)).toBeGreaterThan(7.5);
     }, 60_000);
 
+    it("converts a video of odd width and height (H.264 4:2:0 needs even ones)", async () => {
+      const odd = join(media, "odd.avi");
+      ffmpeg(
+        ...["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4"],
+        ...["-f", "lavfi", "-i", "sine=frequency=440:duration=4"],
+        ...["-vf", "scale=321:241", "-c:v", "mpeg4", "-c:a", "mp3", "-shortest"],
+        odd,
+      );
+      const up = await upload(s, token, "odd.avi", readFileSync(odd));
+      const plan = await info(up.body.id);
+      expect(plan.body).toMatchObject({ mode: "transcode", video: { width: 321, height: 241 } });
+      const out = join(media, "odd-out.ts");
+      await ffmpegFromServer("-i", `${s.url}${plan.body.hls_url}`, "-c", "copy", out);
+      const p = probe(out);
+      expect(Number(p.format.duration)).toBeGreaterThan(3.5);
+      const video = (p.streams as { codec_type: string; width?: number; height?: number }[]).find(
+        (x) => x.codec_type === "video",
+      );
+      expect([video?.width, video?.height]).toEqual([320, 240]);
+    }, 60_000);
+
     it("plays a portrait phone video (H.264 .mov with a rotation) upright over HLS", async () => {
       const land = join(media, "land.mp4");
       ffmpeg(

@@ -173,6 +173,9 @@ export type HwAccel = "none" | "vaapi" | "qsv" | "nvenc";
 function videoEncoder(hw: HwAccel, height: number | undefined): string[] {
   // Never more than 1080 lines: bigger frames cost far more and a NAS's clients rarely need them.
   const scaleTo = height && height > 1080 ? 1080 : undefined;
+  // H.264 in 4:2:0 needs an even width and height: an odd one (an old camcorder's 321x241) loses its last
+  // column or row (a crop: nothing resampled; a no-op for even sizes).
+  const size = ["-vf", scaleTo ? `scale=-2:${scaleTo}` : "crop=trunc(iw/2)*2:trunc(ih/2)*2"];
   switch (hw) {
     case "vaapi":
       return [
@@ -184,28 +187,12 @@ function videoEncoder(hw: HwAccel, height: number | undefined): string[] {
         "23",
       ];
     case "qsv":
-      return [
-        ...(scaleTo ? ["-vf", `scale=-2:${scaleTo}`] : []),
-        "-c:v",
-        "h264_qsv",
-        "-preset",
-        "veryfast",
-        "-global_quality",
-        "23",
-      ];
+      return [...size, "-c:v", "h264_qsv", "-preset", "veryfast", "-global_quality", "23"];
     case "nvenc":
-      return [
-        ...(scaleTo ? ["-vf", `scale=-2:${scaleTo}`] : []),
-        "-c:v",
-        "h264_nvenc",
-        "-preset",
-        "p4",
-        "-cq",
-        "23",
-      ];
+      return [...size, "-c:v", "h264_nvenc", "-preset", "p4", "-cq", "23"];
     default:
       return [
-        ...(scaleTo ? ["-vf", `scale=-2:${scaleTo}`] : []),
+        ...size,
         "-c:v",
         "libx264",
         "-preset",
