@@ -382,6 +382,29 @@ describe("WebDAV", () => {
       204,
     );
   });
+
+  it("honours If-Match and If-None-Match on writes: a stale client does not overwrite (RFC 9110 13.1)", async () => {
+    expect(
+      (await dav("PUT", "/Keep/cond.txt", { headers: { "if-none-match": "*" }, body: "v1" })).status,
+    ).toBe(201);
+    const etag = (await dav("HEAD", "/Keep/cond.txt")).headers.get("etag")!;
+    const stale = '"0123456789abcdef0123456789abcdef"';
+    expect(
+      (await dav("PUT", "/Keep/cond.txt", { headers: { "if-match": stale }, body: "lost" })).status,
+    ).toBe(412);
+    expect(
+      (await dav("PUT", "/Keep/cond.txt", { headers: { "if-none-match": "*" }, body: "lost" })).status,
+    ).toBe(412);
+    expect((await dav("DELETE", "/Keep/cond.txt", { headers: { "if-match": stale } })).status).toBe(412);
+    expect((await dav("PUT", "/Keep/missing.txt", { headers: { "if-match": "*" }, body: "x" })).status).toBe(
+      412,
+    );
+    expect(await (await dav("GET", "/Keep/cond.txt")).text()).toBe("v1");
+    expect((await dav("PUT", "/Keep/cond.txt", { headers: { "if-match": etag }, body: "v2" })).status).toBe(
+      204,
+    );
+    expect(await (await dav("GET", "/Keep/cond.txt")).text()).toBe("v2");
+  });
 });
 
 /** Locks on the top of the tree, on a server of its own: no other test's locks in the way. */

@@ -95,3 +95,35 @@ export function ifHolds(
     });
   });
 }
+
+/**
+ * RFC 9110 13.1.1-2 for a request that changes state: If-Match holds when
+ * the resource exists (`*`) or has one of the entity tags (strong
+ * comparison); If-None-Match when it does not exist (`*`) or has none of
+ * them (weak comparison). Absent headers hold. `etag` is undefined for a
+ * resource without one (the top) or a missing one.
+ */
+export function matchHolds(
+  ifMatch: string | undefined,
+  ifNoneMatch: string | undefined,
+  current: { exists: boolean; etag?: string | undefined },
+): boolean {
+  const tagsOf = (h: string): string[] => h.match(/\*|(?:W\/)?"[^"]*"/g) ?? [];
+  const weakless = (t: string) => t.replace(/^W\//, "");
+  const { exists, etag } = current;
+  if (ifMatch !== undefined) {
+    const tags = tagsOf(ifMatch);
+    const ok = tags.includes("*")
+      ? exists
+      : etag !== undefined && !etag.startsWith("W/") && tags.includes(etag);
+    if (!ok) return false;
+  }
+  if (ifNoneMatch !== undefined) {
+    const tags = tagsOf(ifNoneMatch);
+    const hit = tags.includes("*")
+      ? exists
+      : etag !== undefined && tags.some((t) => weakless(t) === weakless(etag));
+    if (hit) return false;
+  }
+  return true;
+}

@@ -4,7 +4,7 @@ import type { Element } from "@xmldom/xmldom";
 import type { AppContext } from "../../context.ts";
 import type { Actor } from "../../domain/actor.ts";
 import type { DavResource, DeadProperty } from "../../domain/dav/dav.service.ts";
-import { ifHolds, parseIf, tokensOf } from "../../domain/dav/if-header.ts";
+import { ifHolds, matchHolds, parseIf, tokensOf } from "../../domain/dav/if-header.ts";
 import { type DavLock, LockTable, timeoutOf } from "../../domain/dav/locks.ts";
 import { entityTag } from "../../domain/files/content.ts";
 import type { ListingRow as FileRow } from "../../domain/files/files.repo.ts";
@@ -666,6 +666,15 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
       if (segments.some((s) => s.includes("/") || s === "." || s === "..")) throw new DavStatus(400);
       const target = dav.resolve(actor, segments);
       const submitted = checkIf(c, actor, segments, target);
+      // GET and HEAD answer their conditions with the content (304); a write that does not hold is 412.
+      if (method !== "GET" && method !== "HEAD") {
+        const current = {
+          exists: target !== undefined,
+          etag: target?.kind === "row" ? etagOf(target.row) : undefined,
+        };
+        if (!matchHolds(c.req.header("if-match"), c.req.header("if-none-match"), current))
+          throw new DavStatus(412);
+      }
       switch (method) {
         case "GET":
         case "HEAD":
