@@ -41,6 +41,26 @@ export function hasPermission(granted: readonly string[], required: string): boo
   return false;
 }
 
+/**
+ * What both lists grant, pair by pair: `*:*` and `file:*` meet in `file:*`,
+ * `file:*` and `file:read` in `file:read` (a token or key claiming more than
+ * its user's roles now give keeps what they still give, not nothing).
+ */
+export function intersect(a: readonly string[], b: readonly string[]): string[] {
+  const meet = (x: string, y: string) => (x === "*" ? y : y === "*" || y === x ? x : undefined);
+  const out = new Set<string>();
+  for (const p of a) {
+    const [pr = "", pa = ""] = p.split(":");
+    for (const g of b) {
+      const [gr = "", ga = ""] = g.split(":");
+      const resource = meet(pr, gr);
+      const action = meet(pa, ga);
+      if (resource !== undefined && action !== undefined) out.add(`${resource}:${action}`);
+    }
+  }
+  return [...out];
+}
+
 /** True when every permission of `wanted` is covered by `granted`. */
 export function isSubset(wanted: readonly string[], granted: readonly string[]): boolean {
   return wanted.every((w) => {

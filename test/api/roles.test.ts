@@ -131,6 +131,32 @@ describe("roles", () => {
     expect((await s.api("POST", "/api/v1/groups", { token: after, body: { name: "g2" } })).status).toBe(403);
   });
 
+  it("a token or key issued before a narrowing keeps what the narrower role still gives", async () => {
+    const u = await createUser(s, admin, "demoted", "Admin");
+    const key = await s.api("POST", "/api/v1/api-keys", {
+      token: u.token,
+      body: { name: "laptop", permissions: ["file:*"] },
+    });
+    expect(key.status).toBe(201);
+    const reader = await s.api("POST", "/api/v1/roles", {
+      token: admin,
+      body: { name: "Narrow readers", permissions: ["file:read", "org:read"] },
+    });
+    expect(
+      (await s.api("PUT", `/api/v1/users/${u.userId}`, { token: admin, body: { role: "Narrow readers" } }))
+        .status,
+    ).toBe(200);
+    // The old token claimed *:*, the key file:*: each now reads, and does no more.
+    for (const token of [u.token, { apiKey: key.body.key as string }]) {
+      expect((await s.api("GET", "/api/v1/files", { token })).status).toBe(200);
+      expect((await s.api("POST", "/api/v1/directories", { token, body: { name: "nope" } })).status).toBe(
+        403,
+      );
+    }
+    expect((await s.api("GET", "/api/v1/users", { token: u.token })).status).toBe(403);
+    expect(reader.status).toBe(201);
+  });
+
   it("members cannot assign roles; assigning to unknown users answers 404", async () => {
     const adminRole = await roleByName("Admin");
     const self = await s.api("POST", `/api/v1/roles/${adminRole.id}/assign`, {

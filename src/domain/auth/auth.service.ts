@@ -6,7 +6,7 @@ import { newId, nowIso } from "../../platform/ids.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import type { PasswordHasher } from "../../platform/passwords.ts";
 import type { Actor } from "../actor.ts";
-import { isSubset } from "../permissions.ts";
+import { intersect } from "../permissions.ts";
 import { permissionsOf, sessionsCutoffMs, type UserRow, type UsersRepo } from "../users/users.repo.ts";
 import { ActiveUsers } from "./active-users.ts";
 import { createAuthRepo } from "./auth.repo.ts";
@@ -178,7 +178,7 @@ export function createAuthService(deps: Deps) {
       : [];
     // Grants reach a user with their next token; removals apply at once: the token's
     // permissions are cut down to what the user's roles give now.
-    const permissions = claimed.filter((p) => isSubset([p], state.permissions));
+    const permissions = intersect(claimed, state.permissions);
     const actor: Actor = Object.freeze({
       userId: user.id,
       username: user.username,
@@ -208,7 +208,7 @@ export function createAuthService(deps: Deps) {
       throw new AppError("UNAUTHENTICATED", "invalid API key");
     }
     // Intersect with the owner's current permissions: a demoted owner's keys shrink too.
-    const permissions = key.permissions.filter((p) => isSubset([p], state.permissions));
+    const permissions = intersect(key.permissions, state.permissions);
     // Recorded to the minute, like relatime: a write per request would cost more than the request.
     if (!key.last_used_at || Date.parse(now) - Date.parse(key.last_used_at) >= API_KEY_STAMP_MS)
       repo.stampApiKeyUse(key.id, now);
