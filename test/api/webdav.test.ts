@@ -405,6 +405,37 @@ describe("WebDAV", () => {
     );
     expect(await (await dav("GET", "/Keep/cond.txt")).text()).toBe("v2");
   });
+
+  it("lets each holder of a shared lock write with its own token (RFC 4918 6.1)", async () => {
+    const mateAuth = basic("davmate", GOOD_PASSWORD);
+    expect((await dav("PUT", "/Team/shared.txt", { body: "v1" })).status).toBe(201);
+    const shared =
+      '<D:lockinfo xmlns:D="DAV:"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
+    const mine = await dav("LOCK", "/Team/shared.txt", { headers: { depth: "0" }, body: shared });
+    const theirs = await dav("LOCK", "/Team/shared.txt", {
+      auth: mateAuth,
+      headers: { depth: "0" },
+      body: shared,
+    });
+    expect([mine.status, theirs.status]).toEqual([200, 200]);
+    const [myToken, theirToken] = [mine.headers.get("lock-token")!, theirs.headers.get("lock-token")!];
+    expect((await dav("PUT", "/Team/shared.txt", { body: "no token" })).status).toBe(423);
+    expect(
+      (await dav("PUT", "/Team/shared.txt", { headers: { if: `(${myToken})` }, body: "v2" })).status,
+    ).toBe(204);
+    const put = await dav("PUT", "/Team/shared.txt", {
+      auth: mateAuth,
+      headers: { if: `(${theirToken})` },
+      body: "v3",
+    });
+    expect(put.status).toBe(204);
+    // A token is its holder's own: someone else's does not do.
+    expect(
+      (await dav("PUT", "/Team/shared.txt", { headers: { if: `(${theirToken})` }, body: "v4" })).status,
+    ).toBe(423);
+    await dav("UNLOCK", "/Team/shared.txt", { headers: { "lock-token": myToken } });
+    await dav("UNLOCK", "/Team/shared.txt", { auth: mateAuth, headers: { "lock-token": theirToken } });
+  });
 });
 
 /** Locks on the top of the tree, on a server of its own: no other test's locks in the way. */

@@ -178,17 +178,26 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
   }
 
   /**
-   * 423 unless every lock on the paths touched was submitted by its owner:
-   * `paths` (the resource, and a new member's parent collection), `deep`
-   * paths for what lies below (a collection deleted or moved).
+   * 423 unless the locks on the paths touched were submitted by their
+   * owner: `paths` (the resource, and a new member's parent collection),
+   * `deep` paths for what lies below (a collection deleted or moved). An
+   * exclusive lock must be the caller's own; of the shared locks on one
+   * resource, one is enough (RFC 4918 6.1: each holder may write).
    */
   function checkLocks(actor: Actor, submitted: string[], paths: string[], deep: string[] = []): void {
     const org = actor.organizationId;
-    const relevant = new Map<string, DavLock>();
-    for (const p of paths) for (const l of locks.covering(org, p)) relevant.set(l.token, l);
-    for (const p of deep) for (const l of locks.under(org, p)) relevant.set(l.token, l);
-    for (const l of relevant.values()) {
-      if (!submitted.includes(l.token) || l.userId !== actor.userId) {
+    const byRoot = (ls: DavLock[]) => Map.groupBy(ls, (l) => l.root).values();
+    const groups = [
+      ...paths.map((p) => locks.covering(org, p)),
+      ...deep.flatMap((p) => [...byRoot(locks.under(org, p))]),
+    ];
+    const held = (l: DavLock) => submitted.includes(l.token) && l.userId === actor.userId;
+    for (const group of groups) {
+      const shared = group.filter((l) => l.scope === "shared");
+      if (
+        group.some((l) => l.scope === "exclusive" && !held(l)) ||
+        (shared.length > 0 && !shared.some(held))
+      ) {
         throw new DavStatus(423, preconditionBody("lock-token-submitted"));
       }
     }
