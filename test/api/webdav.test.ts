@@ -436,6 +436,17 @@ describe("WebDAV", () => {
     await dav("UNLOCK", "/Team/shared.txt", { headers: { "lock-token": myToken } });
     await dav("UNLOCK", "/Team/shared.txt", { auth: mateAuth, headers: { "lock-token": theirToken } });
   });
+
+  it("lists one ~name at the top: a shared folder of that name does not make a second", async () => {
+    // The admin names a shared folder after davkid's personal folder: davkid's "/~davkid/" is still theirs.
+    expect((await dav("MKCOL", "/~davkid")).status).toBe(201);
+    const kidAuth = basic("davkid", GOOD_PASSWORD);
+    const top = hrefs(await (await dav("PROPFIND", "/", { auth: kidAuth, headers: { depth: "1" } })).text());
+    expect(top.filter((h) => h === "/dav/~davkid/")).toHaveLength(1);
+    expect(hrefs(await (await dav("PROPFIND", "/", { headers: { depth: "1" } })).text())).toContain(
+      "/dav/~davkid/",
+    );
+  });
 });
 
 /** Locks on the top of the tree, on a server of its own: no other test's locks in the way. */

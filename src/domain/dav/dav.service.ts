@@ -92,8 +92,10 @@ export function createDavService(deps: {
       const page = repo.listingAfter(actor.organizationId, view, parentId, after, size);
       const more = page.rows.length === size;
       after = page.last;
-      if (first && res.kind === "top") {
-        const home = repo.get(actor.organizationId, deps.grants.ensureHome(actor));
+      if (res.kind === "top") {
+        // A shared item named like the personal folder cannot be reached by that name: not listed twice.
+        page.rows = page.rows.filter((r) => r.name !== homeSegment(actor));
+        const home = first ? repo.get(actor.organizationId, deps.grants.ensureHome(actor)) : undefined;
         if (home) page.rows.unshift(home);
       }
       if (page.rows.length > 0) yield page.rows;
