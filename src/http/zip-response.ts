@@ -1,7 +1,6 @@
 import type { ServerResponse } from "node:http";
 import type { OpenedContent } from "../domain/files/content.ts";
-import type { FileRow } from "../domain/files/files.repo.ts";
-import type { ZipEntry } from "../domain/files/files.service.ts";
+import type { ZipEntry, ZipPlan } from "../domain/files/files.service.ts";
 import type { Logger } from "../log.ts";
 import { loadOnce } from "../platform/lazy.ts";
 import { RecycledBuffers, recycledFileStream } from "../platform/recycled-reads.ts";
@@ -107,24 +106,39 @@ function zipLength(entries: readonly YazlEntry[]): number {
  */
 export async function sendZip(
   c: Ctx,
-  name: string,
-  entries: readonly ZipEntry[],
-  open: (row: FileRow) => Promise<OpenedContent>,
+  plan: ZipPlan,
+  open: (entry: ZipEntry) => Promise<OpenedContent>,
   log: Logger,
 ): Promise<Response> {
+  try {
+    return await writeZip(c, plan, open, log);
+  } catch (err) {
+    plan.release();
+    throw err;
+  }
+}
+
+/** sendZip's work; the plan's budget is given back once the response ends, however it ends. */
+async function writeZip(
+  c: Ctx,
+  plan: ZipPlan,
+  open: (entry: ZipEntry) => Promise<OpenedContent>,
+  log: Logger,
+): Promise<Response> {
+  const { name, entries } = plan;
   const { ZipFile } = await yazl();
   const out = c.env?.outgoing as ServerResponse | undefined;
   const zip = new ZipFile();
   // Read buffers come back when the response has written them (below): no allocation per megabyte.
   const buffers = new RecycledBuffers();
   for (const e of entries) {
-    const mtime = new Date(e.row.updated_at);
-    if (e.row.type === "directory") {
+    const mtime = new Date(e.mtimeMs);
+    if (e.directory) {
       zip.addEmptyDirectory(e.path, { mtime });
       continue;
     }
-    zip.addReadStreamLazy(e.path, { compress: false, size: e.row.size, mtime }, (cb) => {
-      open(e.row).then(
+    zip.addReadStreamLazy(e.path, { compress: false, size: e.size, mtime }, (cb) => {
+      open(e).then(
         (content) => cb(null, recycledFileStream(content.path, buffers)),
         (err: unknown) => cb(err as Error, undefined as never),
       );
@@ -143,8 +157,10 @@ export async function sendZip(
   headers["Content-Length"] = String(zipLength(entriesOf(zip)));
   zip.end();
   if (!out) {
+    zip.outputStream.once("end", plan.release).once("close", plan.release);
     return c.body(zip.outputStream as never, 200, headers);
   }
+  out.once("close", plan.release);
   zip.on("error", (err: unknown) => {
     log.warn({ err }, "zip download stopped");
     out.destroy();

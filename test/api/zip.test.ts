@@ -231,6 +231,38 @@ describe("zip downloads", () => {
     expect((await get(kid.token, `/api/v1/directories/${hidden.id}/zip`)).status).toBe(404);
   });
 
+  it("runs two zip downloads of one user at once; a third answers 429 until one ends, an aborted one too", async () => {
+    // Big enough that an unread download stays open (the socket's buffers fill and the zip waits).
+    const big = await mkdir(s, admin, "Big zip");
+    await upload(s, admin, "film.bin", new Uint8Array(32 << 20).fill(3), { parentId: big.id });
+    const path = `/api/v1/directories/${big.id}/zip`;
+    const open = async () => {
+      const ac = new AbortController();
+      const r = await fetch(s.url + path, {
+        headers: { authorization: `Bearer ${admin}` },
+        signal: ac.signal,
+      });
+      return { status: r.status, ac };
+    };
+    const head = async () => (await get(admin, path, { method: "HEAD" })).status;
+    const first = await open();
+    const second = await open();
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const third = await get(admin, path);
+    expect(third.status).toBe(429);
+    expect(JSON.parse(third.bytes.toString()).error.code).toBe("RATE_LIMIT_EXCEEDED");
+    // Another user's downloads are theirs to count.
+    expect((await get(kid.token, `/api/v1/directories/${photos.id}/zip`)).status).toBe(200);
+    first.ac.abort();
+    await waitFor(head, (status) => status === 200);
+    second.ac.abort();
+    await waitFor(head, (status) => status === 200);
+    // Both given back: two more run again.
+    const again = [await open(), await open()];
+    expect(again.map((d) => d.status)).toEqual([200, 200]);
+    for (const d of again) d.ac.abort();
+  });
+
   it("zips a selection of a folder through the folder's link (the UI's multi-selection download)", async () => {
     const list = await s.api("GET", `/api/v1/directories/${photos.id}/children`, { token: admin });
     const byName = Object.fromEntries(

@@ -27,15 +27,32 @@ import { isPlayable, isTextual, STREAMABLE } from "./mime.ts";
 import { normalizeName } from "./names.ts";
 import { createPageCache } from "./page-cache.ts";
 import { createUpload } from "./upload.ts";
+import { ZipBudget } from "./zip-budget.ts";
 
 /** Most entries one zip download may hold (its plan is kept in memory while it streams). */
 export const MAX_ZIP_ENTRIES = 100_000;
 
-/** One entry of a zip download: a directory, or a file whose bytes are opened when its turn comes. */
+/** A zip download's plan, holding its share of the zip budget until `release()`. */
+export interface ZipPlan {
+  name: string;
+  entries: ZipEntry[];
+  release(): void;
+}
+
+/**
+ * One entry of a zip download: a directory, or a file whose row is read
+ * and bytes opened when its turn comes. Only what the archive's layout needs
+ * is kept while it streams: 100,000 whole rows held ~82 MiB of heap for the
+ * whole download, per download.
+ */
 export interface ZipEntry {
   /** Its path inside the archive, "/"-joined tree names. */
   path: string;
-  row: FileRow;
+  organizationId: string;
+  id: string;
+  directory: boolean;
+  size: number;
+  mtimeMs: number;
 }
 
 /** Largest file /content returns (docs/api.md: 10 MB → 413). */
@@ -55,6 +72,60 @@ export function createFilesService(deps: FilesDeps) {
   const { upload, checkDestination, checkSpace } = createUpload(deps);
   const dto = (row: FileRow): FileDto => toTaggedFileDto(db, row);
   const pages = createPageCache<{ files: FileDto[]; total: number }>(changeWatch(db.$client));
+  const zipBudget = new ZipBudget();
+
+  /** A zip's name and entries (zipPlan, before its budget). */
+  async function planZip(
+    actor: Actor,
+    target: { directoryId: string; ids?: readonly string[] } | { ids: readonly string[] },
+  ): Promise<{ name: string; entries: ZipEntry[] }> {
+    let roots: FileRow[];
+    let name: string;
+    if ("directoryId" in target && target.ids) {
+      // A selection inside one folder, named by the folder (a link for it: the folder's stream token).
+      const dir = tree.liveDir(actor, target.directoryId);
+      const q = parseInput(ZipSelectionInput, { ids: target.ids }, "query");
+      roots = q.ids.map((id) => tree.live(actor, id));
+      if (roots.some((r) => r.parent_id !== dir.id)) {
+        throw new AppError("VALIDATION", "every selected item must be directly in this folder");
+      }
+      name = dir.name;
+    } else if ("directoryId" in target) {
+      const dir = tree.liveDir(actor, target.directoryId);
+      roots = [dir];
+      name = dir.name;
+    } else {
+      const q = parseInput(ZipSelectionInput, { ids: target.ids }, "body");
+      roots = q.ids.map((id) => tree.live(actor, id));
+      const parents = new Set(roots.map((r) => r.parent_id ?? ""));
+      if (parents.size > 1) throw new AppError("VALIDATION", "a zip selection must come from one folder");
+      name = "selection";
+    }
+    const entries: ZipEntry[] = [];
+    for (const root of roots) {
+      const base = root.path.slice(0, root.path.length - root.name.length);
+      const rows = await tree.readableSubtree(
+        actor,
+        root,
+        { max: MAX_ZIP_ENTRIES - entries.length },
+        (r) => ({
+          path: r.path.slice(base.length),
+          organizationId: actor.organizationId,
+          id: r.id,
+          directory: r.type === "directory",
+          size: r.size,
+          mtimeMs: Date.parse(r.updated_at),
+        }),
+      );
+      if (!rows) {
+        throw new AppError("VALIDATION", `a zip may hold at most ${MAX_ZIP_ENTRIES} items`, {
+          max_entries: MAX_ZIP_ENTRIES,
+        });
+      }
+      for (const entry of rows) entries.push(entry);
+    }
+    return { name: `${name}.zip`, entries };
+  }
 
   /**
    * Content of a live file for download/stream; ingests nothing, opens
@@ -221,51 +292,34 @@ export function createFilesService(deps: FilesDeps) {
      * What a zip of a directory, or of a selection of one folder's items,
      * holds: every live item the actor may read below, with its tree path
      * (under the directory's name, or at the root for a selection). At most
-     * MAX_ZIP_ENTRIES (400 beyond). Nothing is opened yet.
+     * MAX_ZIP_ENTRIES (400 beyond). Nothing is opened yet. The download
+     * holds its share of the zip budget (zip-budget.ts: 429 or 503 when
+     * spent) until `release()`, which the caller owes once the response
+     * ends, however it ends. `holder` is whose downloads it counts with (the
+     * actor's by default; a share link's visitor for a share).
      */
     async zipPlan(
       actor: Actor,
       target: { directoryId: string; ids?: readonly string[] } | { ids: readonly string[] },
-    ): Promise<{ name: string; entries: ZipEntry[] }> {
+      holder: string = actor.userId,
+    ): Promise<ZipPlan> {
       requirePermission(actor, "file:read");
-      let roots: FileRow[];
-      let name: string;
-      if ("directoryId" in target && target.ids) {
-        // A selection inside one folder, named by the folder (a link for it: the folder's stream token).
-        const dir = tree.liveDir(actor, target.directoryId);
-        const q = parseInput(ZipSelectionInput, { ids: target.ids }, "query");
-        roots = q.ids.map((id) => tree.live(actor, id));
-        if (roots.some((r) => r.parent_id !== dir.id)) {
-          throw new AppError("VALIDATION", "every selected item must be directly in this folder");
-        }
-        name = dir.name;
-      } else if ("directoryId" in target) {
-        const dir = tree.liveDir(actor, target.directoryId);
-        roots = [dir];
-        name = dir.name;
-      } else {
-        const q = parseInput(ZipSelectionInput, { ids: target.ids }, "body");
-        roots = q.ids.map((id) => tree.live(actor, id));
-        const parents = new Set(roots.map((r) => r.parent_id ?? ""));
-        if (parents.size > 1) throw new AppError("VALIDATION", "a zip selection must come from one folder");
-        name = "selection";
+      const ticket = zipBudget.begin(holder);
+      try {
+        const plan = await planZip(actor, target);
+        ticket.hold(plan.entries.length);
+        return { ...plan, release: ticket.release };
+      } catch (err) {
+        ticket.release();
+        throw err;
       }
-      const entries: ZipEntry[] = [];
-      for (const root of roots) {
-        const base = root.path.slice(0, root.path.length - root.name.length);
-        const rows = await tree.readableSubtree(actor, root, { max: MAX_ZIP_ENTRIES - entries.length });
-        if (!rows) {
-          throw new AppError("VALIDATION", `a zip may hold at most ${MAX_ZIP_ENTRIES} items`, {
-            max_entries: MAX_ZIP_ENTRIES,
-          });
-        }
-        for (const row of rows) entries.push({ path: row.path.slice(base.length), row });
-      }
-      return { name: `${name}.zip`, entries };
     },
 
     /** The bytes of a zip entry's file, opened now (its turn in the archive). */
-    async openEntry(row: FileRow): Promise<OpenedContent> {
+    async openEntry(entry: ZipEntry): Promise<OpenedContent> {
+      // Trashed since the plan is fine (its bytes stay until a purge); purged is not.
+      const row = repo.get(entry.organizationId, entry.id, true);
+      if (!row) throw new AppError("FILE_NOT_FOUND", "a file of the archive was deleted meanwhile");
       return openedContent(row, await locateContent(row, blobs, hostResolver));
     },
 

@@ -148,7 +148,7 @@ export function directoriesRoutes(ctx: AppContext, guards: Guards): Router {
       ...(ids ? { ids } : {}),
     });
     files.countDownload("download");
-    return sendZip(c, plan.name, plan.entries, files.openEntry, ctx.log);
+    return sendZip(c, plan, files.openEntry, ctx.log);
   });
 
   r.openapi({ ...create, middleware: [write] }, (c) =>

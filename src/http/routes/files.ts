@@ -203,7 +203,7 @@ export function filesRoutes(ctx: AppContext, guards: Guards): Router {
   r.openapi({ ...zipSelection, middleware: [read] }, async (c) => {
     const plan = await files.zipPlan(actorOf(c), { ids: c.req.valid("json").ids });
     files.countDownload("download");
-    return sendZip(c, plan.name, plan.entries, files.openEntry, ctx.log);
+    return sendZip(c, plan, files.openEntry, ctx.log);
   });
   r.post("/files", write, (c) => handleUpload(ctx, c));
   r.openapi({ ...list, middleware: [read] }, (c) =>

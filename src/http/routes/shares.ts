@@ -253,11 +253,18 @@ export function sharePages(ctx: AppContext, limits: RateLimits): Hono<Env> {
   };
   const sendFolder = async (c: import("hono").Context<Env>, o: OpenShare, dirId: string) => {
     shares.assertBrowsable(o);
-    const plan = await ctx.services.files.zipPlan(o.actor, { directoryId: dirId });
-    // A HEAD sends no zip: not a download.
-    if (c.req.method !== "HEAD") shares.claim(o);
-    stopOnRevoke(c, o);
-    return sendZip(c, plan.name, plan.entries, ctx.services.files.openEntry, ctx.log);
+    // Counted as the link's visitor (by address), not as its creator: a family fetching one link at once.
+    const holder = `share:${o.share.id}:${c.get("clientIp") ?? ""}`;
+    const plan = await ctx.services.files.zipPlan(o.actor, { directoryId: dirId }, holder);
+    try {
+      // A HEAD sends no zip: not a download.
+      if (c.req.method !== "HEAD") shares.claim(o);
+      stopOnRevoke(c, o);
+    } catch (err) {
+      plan.release();
+      throw err;
+    }
+    return sendZip(c, plan, ctx.services.files.openEntry, ctx.log);
   };
 
   // A drop folder: the file goes into the shared folder (never where the form says), as its creator writing.
