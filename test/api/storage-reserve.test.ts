@@ -3,7 +3,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { ADMIN_PASSWORD, startServer, type TestServer } from "../helpers/server.ts";
 
 /** Free bytes of the file system the test servers' data directories are made on. */
 const freeBytes = () => {
@@ -83,6 +83,20 @@ describe("the storage reserve", () => {
       });
       expect(small.status).toBe(201);
       expect(tempFilesOf(s)).toEqual([]);
+    });
+
+    it("refuses a WebDAV PUT declared past it (Content-Length, or Finder's X-Expected-Entity-Length) before reading it", async () => {
+      const basic = `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString("base64")}`;
+      const lengths: Record<string, string>[] = [
+        { "content-length": String(3 * GiB) },
+        { "x-expected-entity-length": String(3 * GiB), "transfer-encoding": "chunked" },
+      ];
+      for (const length of lengths) {
+        const put = await headersOnly(s, "PUT", "/dav/film.mkv", { authorization: basic, ...length });
+        expect(put.status).toBe(507);
+      }
+      const listing = await s.api("GET", "/api/v1/files", { token: admin });
+      expect(listing.body.files.map((f: { name: string }) => f.name)).not.toContain("film.mkv");
     });
 
     it("refuses a resumable upload whose length would cross it at creation, or a PATCH declaring so", async () => {

@@ -454,11 +454,15 @@ export function davHandler(ctx: AppContext, limits: RateLimits): (c: Ctx) => Pro
     const incoming = c.env?.incoming as IncomingMessage | undefined;
     const source: AsyncIterable<Uint8Array> =
       incoming ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body as never) : Readable.from([]));
+    // Its length, when the client says it (macOS Finder's chunked PUTs say X-Expected-Entity-Length):
+    // past the storage reserve it is refused before a byte is read.
+    const declared = Number(c.req.header("content-length") ?? c.req.header("x-expected-entity-length"));
     const made = await ctx.services.files.upload(actor, {
       name: segments.at(-1)!,
       parentId: parent.kind === "top" ? null : parent.row.id,
       source,
       replace: true,
+      ...(declared > 0 ? { declaredBytes: declared } : {}),
     });
     // New content, same resource: its dead properties stay (RFC 4918 §9.7.1); the old version keeps its own in the trash.
     if (existing?.kind === "row") dav.copyProps(existing.row.id, made.id);
