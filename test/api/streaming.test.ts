@@ -503,6 +503,12 @@ describe.skipIf(missing("playback burst", "ffmpeg", "ffprobe"))(
         ...["-c:v", "mpeg4", "-c:a", "ac3"],
         join(media, "long.mkv"),
       );
+      // Ten minutes at a size that takes seconds to convert from the start to the end.
+      ffmpeg(
+        ...["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=600"],
+        ...["-c:v", "mpeg4", "-q:v", "31", "-an"],
+        join(media, "film.mkv"),
+      );
       s = await startServer({ media: { max_transcodes: 2 } });
       token = await s.login();
     }, 120_000);
@@ -510,6 +516,30 @@ describe.skipIf(missing("playback burst", "ffmpeg", "ffprobe"))(
       await s?.close();
       rmSync(media, { recursive: true, force: true });
     });
+
+    it("answers a waiting player at once when another one moved the conversion far from its segment", async () => {
+      // Two people watching one film at different places share its conversion.
+      const id = (await upload(s, token, "film.mkv", readFileSync(join(media, "film.mkv")))).body.id;
+      const st = (await s.api("POST", `/api/v1/files/${id}/stream-token`, { token })).body.token;
+      const seg = (n: number) => `${s.url}/api/v1/files/${id}/hls/t/${st}/seg-${n}.ts`;
+      const farRun = () =>
+        execFileSync("ps", ["-o", "args=", "--ppid", String(process.pid)])
+          .toString()
+          .includes("-ss 570.000");
+      let answered = 0;
+      const far = fetch(seg(190)).then((r) => {
+        answered = Date.now();
+        return r.status;
+      });
+      // Its conversion has started at 570 s and not yet made the segment: now the other player starts at 0.
+      while (!farRun()) await new Promise((r) => setTimeout(r, 20));
+      const restarted = Date.now();
+      const near = fetch(seg(0)).then((r) => r.status);
+      // The run from 0 would take seconds to reach 570 s: "ask again" now, not after a minute.
+      expect(await far).toBe(503);
+      expect(answered - restarted).toBeLessThan(3_000);
+      expect(await near).toBe(200);
+    }, 120_000);
 
     it("keeps to media.max_transcodes when many segments of many files are asked for at once", async () => {
       // Three copies of the film: each is its own conversion.

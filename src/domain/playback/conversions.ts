@@ -292,7 +292,7 @@ export function createConversions(opts: ConversionsOptions) {
         if (ready.paused) await refresh(ready);
         return join(ready.dir, `seg-${n}.ts`);
       }
-      const { job, runId } = await oneAtATime(async () => {
+      const claimed = await oneAtATime(async () => {
         const job = await jobFor(input);
         job.lastAccess = Date.now();
         job.lastRequested = n;
@@ -315,13 +315,20 @@ export function createConversions(opts: ConversionsOptions) {
         }
         return { job, runId: job.runId };
       });
+      const { job } = claimed;
+      let { runId } = claimed;
       const path = join(job.dir, `seg-${n}.ts`);
       const deadline = Date.now() + SEGMENT_WAIT_MS;
       for (;;) {
         if (job.done.has(n)) return path;
-        // Another request restarted the conversion past this segment (a seek): it will not come.
-        if (job.runId !== runId && n < job.runFrom) {
-          throw new AppError("UNAVAILABLE", "the conversion moved on to another part of the file; ask again");
+        if (job.runId !== runId) {
+          // Another request restarted the conversion elsewhere (a seek, another viewer): wait for the new
+          // run only if it is about to make this segment (as for a new request); else it will not come soon
+          // (it pauses AHEAD_PAUSE segments past its own player), and the player should ask again.
+          if (n < job.runFrom || n >= job.runFrom + WAIT_AHEAD) {
+            throw new AppError("UNAVAILABLE", "the conversion moved to another part of the file; ask again");
+          }
+          runId = job.runId;
         }
         if (!job.proc) {
           await refresh(job);
