@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statfsSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -139,7 +139,8 @@ describe("disk full during upload", () => {
 
   it("answers 507 (or 413), keeps what was stored, leaves no temp file and keeps serving", async (t) => {
     if (!mounted) return t.skip("mount not permitted");
-    s = await spawnServer(dataDir);
+    // No reserve: the disk itself runs out (the default 256 MiB reserve is more than this tmpfs).
+    s = await spawnServer(dataDir, { ATTIC_STORAGE_MIN_FREE_BYTES: "0" });
     const c = client(s.url, await loginAdmin(s.url));
     await expectUploadWorks(c);
     const small = randomBytes(10_000);
@@ -165,5 +166,43 @@ describe("disk full during upload", () => {
     expect(sha256(got.bytes)).toBe(sha256(small));
     expect((await c.upload("after.bin", randomBytes(10_000))).status).toBe(201);
     expect((await fetch(`${s.url}/health`)).status).toBe(200);
+  });
+
+  it("with a reserve, refuses the upload that would cross it and leaves the disk its free space", async (t) => {
+    if (!mounted) return t.skip("mount not permitted");
+    await s?.stop();
+    s = await spawnServer(dataDir, { ATTIC_STORAGE_MIN_FREE_BYTES: String(16 * 1024 * 1024) });
+    const c = client(s.url, await loginAdmin(s.url));
+    const free = () => {
+      const st = statfsSync(dataDir);
+      return st.bavail * st.bsize;
+    };
+    const before = free();
+    // Declared past the reserve: answered from the headers, before a byte of the body (sent only then).
+    const token = await loginAdmin(s.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${s!.url}/api/v1/files`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "multipart/form-data; boundary=x",
+          "content-length": String(100 * 1024 * 1024),
+        },
+      });
+      req.on("error", reject);
+      req.on("response", (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      req.flushHeaders();
+    });
+    report(`reserve 16 MiB: upload declared 100 MiB with ${before} bytes free -> ${status}`);
+    expect(status).toBe(507);
+    expect(free()).toBeGreaterThanOrEqual(Math.min(before, 16 * 1024 * 1024));
+    expect(readdirSync(join(dataDir, "tmp"))).toEqual([]);
+    expect((await c.upload("small.bin", randomBytes(10_000))).status).toBe(
+      before > 17 * 1024 * 1024 ? 201 : 507,
+    );
   });
 });
