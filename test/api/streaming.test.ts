@@ -574,6 +574,50 @@ describe.skipIf(missing("playback burst", "ffmpeg", "ffprobe"))(
   },
 );
 
+describe.skipIf(missing("playback: two players", "ffmpeg", "ffprobe"))(
+  "playback: two players of one film",
+  () => {
+    let s: TestServer;
+    let token: string;
+    let media: string;
+
+    beforeAll(async () => {
+      media = mkdtempSync(join(tmpdir(), "attic-media-"));
+      ffmpeg(
+        ...["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=600"],
+        ...["-c:v", "mpeg4", "-q:v", "31", "-an"],
+        join(media, "film.mkv"),
+      );
+      s = await startServer({ media: { max_transcodes: 2 } });
+      token = await s.login();
+    }, 120_000);
+    afterAll(async () => {
+      await s?.close();
+      rmSync(media, { recursive: true, force: true });
+    });
+
+    it("gives two people watching one film at different places a conversion each", async () => {
+      const id = (await upload(s, token, "film2.mkv", readFileSync(join(media, "film.mkv")))).body.id;
+      // Each player has its own stream token (playback-info issues one per play).
+      const tokens = await Promise.all(
+        [1, 2].map(
+          async () => (await s.api("POST", `/api/v1/files/${id}/stream-token`, { token })).body.token,
+        ),
+      );
+      const watch = async (st: string, from: number) => {
+        const statuses: number[] = [];
+        for (let n = from; n < from + 4; n++) {
+          statuses.push((await fetch(`${s.url}/api/v1/files/${id}/hls/t/${st}/seg-${n}.ts`)).status);
+        }
+        return statuses;
+      };
+      const [a, b] = await Promise.all([watch(tokens[0], 0), watch(tokens[1], 150)]);
+      // Neither restarts the other's ffmpeg: every segment comes, none "busy, ask again".
+      expect({ a, b }).toEqual({ a: [200, 200, 200, 200], b: [200, 200, 200, 200] });
+    }, 120_000);
+  },
+);
+
 describe("playback without ffmpeg", () => {
   let s: TestServer;
   let token: string;

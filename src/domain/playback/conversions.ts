@@ -8,14 +8,18 @@ import { type HwAccel, type Layout, type StreamPlan, segmentArgs } from "./strea
 
 /**
  * Running conversions (remux or transcode into HLS segments), one per file
- * version and plan, shared by everyone watching it.
+ * version, plan and playback session (a player's stream token): two people
+ * watching one film at different places each have theirs, instead of
+ * restarting one ffmpeg back and forth between their places.
  *
  * A segment is served once its conversion has finished it. A request for a
  * segment the running conversion will not reach soon (a seek) restarts
  * ffmpeg at that segment, so a seek to minute 90 waits for one segment, not
  * for 90 minutes of conversion. Bounds:
  * - at most `maxRunning` ffmpeg processes; a new one stops the least
- *   recently asked-for conversion idle for IDLE_FOR_SLOT_MS, else 503;
+ *   recently asked-for conversion idle for IDLE_FOR_SLOT_MS, or one of the
+ *   same user's earlier sessions of the same file (a reload, the player
+ *   opened again), else 503;
  * - a conversion runs at most AHEAD_PAUSE segments ahead of its player,
  *   then pauses (SIGSTOP) until the player comes within AHEAD_RESUME;
  * - a conversion nobody asked a segment of for `idleMs` is stopped and its
@@ -40,6 +44,9 @@ export interface ConversionInput {
   /** File id and content version: a new version converts anew. */
   fileId: string;
   etag: string;
+  /** The playback session (an opaque id of the player's stream token) and its user. */
+  session: string;
+  owner: string;
   plan: StreamPlan;
   planKey: string;
   layout: Layout;
@@ -191,8 +198,11 @@ export function createConversions(opts: ConversionsOptions) {
   async function freeSlot(except: Job): Promise<void> {
     const others = running().filter((j) => j !== except);
     if (others.length < opts.maxRunning) return;
+    const { input } = except;
+    const replaced = (j: Job) =>
+      j.input.owner === input.owner && j.input.fileId === input.fileId && j.input.session !== input.session;
     const idle = others
-      .filter((j) => Date.now() - j.lastAccess > IDLE_FOR_SLOT_MS)
+      .filter((j) => Date.now() - j.lastAccess > IDLE_FOR_SLOT_MS || replaced(j))
       .sort((a, b) => a.lastAccess - b.lastAccess)[0];
     if (!idle) {
       throw new AppError(
@@ -252,7 +262,7 @@ export function createConversions(opts: ConversionsOptions) {
     tick(job);
   }
 
-  const keyOf = (input: ConversionInput) => `${input.fileId}:${input.etag}:${input.planKey}`;
+  const keyOf = (input: ConversionInput) => `${input.fileId}:${input.etag}:${input.planKey}:${input.session}`;
 
   async function jobFor(input: ConversionInput): Promise<Job> {
     const key = keyOf(input);

@@ -312,8 +312,11 @@ export function createStreamingService(deps: {
       return lines.join("\n");
     },
 
-    /** Segment `segment` ("seg-<n>.ts") of the file's conversion: the path of a finished MPEG-TS file. */
-    async segment(actor: Actor, id: string, segment: string, input: unknown): Promise<string> {
+    /**
+     * Segment `segment` ("seg-<n>.ts") of the file's conversion for the player
+     * holding stream token `token` (its session): the path of a finished MPEG-TS file.
+     */
+    async segment(actor: Actor, id: string, segment: string, input: unknown, token: string): Promise<string> {
       const n = Number(/^seg-(\d+)\.ts$/.exec(segment)?.[1] ?? Number.NaN);
       const { q, content, info } = await opened(actor, id, input);
       const planned = await planOf(content, info, q, true);
@@ -324,6 +327,9 @@ export function createStreamingService(deps: {
         {
           fileId: content.row.id,
           etag: content.etag,
+          // Not the token itself: it is a credential, and the key only needs to tell sessions apart.
+          session: createHash("sha256").update(token).digest("hex").slice(0, 32),
+          owner: actor.userId,
           plan,
           planKey: planKey(plan),
           layout,

@@ -117,8 +117,8 @@ export function streamingRoutes(ctx: AppContext, guards: Guards): Router {
     return playlist(c, await streaming.variant(actorOf(c), id, c.req.query())) as never;
   });
   r.openapi({ ...segment, middleware: [byToken] }, async (c) => {
-    const { id, segment: name } = c.req.valid("param");
-    const path = await streaming.segment(actorOf(c), id, name, c.req.query());
+    const { id, segment: name, st } = c.req.valid("param");
+    const path = await streaming.segment(actorOf(c), id, name, c.req.query(), st);
     return sendSegment(c, path) as never;
   });
   r.openapi({ ...subtitle, middleware: [byToken] }, async (c) => {
