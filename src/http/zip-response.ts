@@ -139,7 +139,14 @@ async function writeZip(
     }
     zip.addReadStreamLazy(e.path, { compress: false, size: e.size, mtime }, (cb) => {
       open(e).then(
-        (content) => cb(null, recycledFileStream(content.path, buffers)),
+        (content) => {
+          // yazl listens for no error of the streams it is given: a file gone or unreadable between
+          // its check and its open (a host file deleted mid-zip, an I/O error) was an uncaught
+          // exception, and the process stopped. It stops this zip instead.
+          const stream = recycledFileStream(content.path, buffers);
+          stream.once("error", (err) => zip.emit("error", err));
+          cb(null, stream);
+        },
         (err: unknown) => cb(err as Error, undefined as never),
       );
     });
@@ -157,6 +164,10 @@ async function writeZip(
   headers["Content-Length"] = String(zipLength(entriesOf(zip)));
   zip.end();
   if (!out) {
+    zip.on("error", (err: unknown) => {
+      log.warn({ err }, "zip download stopped");
+      (zip.outputStream as unknown as { destroy(): void }).destroy();
+    });
     zip.outputStream.once("end", plan.release).once("close", plan.release);
     return c.body(zip.outputStream as never, 200, headers);
   }

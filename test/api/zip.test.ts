@@ -263,6 +263,22 @@ describe("zip downloads", () => {
     for (const d of again) d.ac.abort();
   });
 
+  it("stops a zip whose file cannot be read once opened, and goes on serving (it was an uncaught exception)", async () => {
+    const dir = await mkdir(s, admin, "Unreadable");
+    const up = await upload(s, admin, "gone.bin", "bytes that will not read", { parentId: dir.id });
+    const hash = up.body.hash as string;
+    const blob = join(s.dataDir, "blobs", hash.slice(0, 2), hash.slice(2, 4), hash);
+    // Still there for the existence check, but reading it fails (EISDIR).
+    rmSync(blob);
+    mkdirSync(blob);
+    const r = await fetch(`${s.url}/api/v1/directories/${dir.id}/zip`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    await expect(r.arrayBuffer()).rejects.toThrow();
+    expect((await fetch(`${s.url}/health`)).status).toBe(200);
+    rmSync(blob, { recursive: true });
+  });
+
   it("zips a selection of a folder through the folder's link (the UI's multi-selection download)", async () => {
     const list = await s.api("GET", `/api/v1/directories/${photos.id}/children`, { token: admin });
     const byName = Object.fromEntries(
