@@ -53,7 +53,7 @@ function checkEnvelope(ctx: AppContext, c: Ctx): void {
     throw new AppError("PAYLOAD_TOO_LARGE", `upload exceeds ${max} bytes`);
   }
   // The form's framing counts too: a few hundred bytes, against a reserve of megabytes.
-  if (declared > 0) ctx.services.files.checkSpace(declared);
+  if (declared > 0) ctx.services.files.reserve.admit(declared);
 }
 
 function makeParser(c: Ctx): busboy.Busboy {

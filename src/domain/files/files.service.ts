@@ -69,7 +69,7 @@ export const ACCESS_GRANULARITY_MS = 24 * 3600 * 1000;
 export function createFilesService(deps: FilesDeps) {
   const { db, repo, tree, blobs } = deps;
   let hostResolver: HostContentResolver | undefined;
-  const { upload, checkDestination, checkSpace } = createUpload(deps);
+  const { upload, checkDestination } = createUpload(deps);
   const dto = (row: FileRow): FileDto => toTaggedFileDto(db, row);
   const pages = createPageCache<{ files: FileDto[]; total: number }>(changeWatch(db.$client));
   const zipBudget = new ZipBudget();
@@ -178,7 +178,6 @@ export function createFilesService(deps: FilesDeps) {
   return {
     upload,
     checkDestination,
-    checkSpace,
     /** The free space uploads leave (storage.min_free_bytes). */
     reserve: deps.reserve,
 

@@ -195,10 +195,5 @@ export function createUpload(deps: FilesDeps) {
     destination(actor, parentId, normalizeName(rawName));
   }
 
-  /** Throws 507 when `bytes` more content would cross the storage reserve (storage.min_free_bytes). */
-  function checkSpace(bytes: number): void {
-    deps.reserve.admit(bytes);
-  }
-
-  return { upload, checkDestination, checkSpace };
+  return { upload, checkDestination };
 }

@@ -130,7 +130,7 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
       try {
         if (!meta.filename) throw new AppError("VALIDATION", "Upload-Metadata needs a filename");
         files.checkDestination(actor, meta.parent_id || null, meta.filename);
-        if (upload.size !== undefined) files.checkSpace(upload.size);
+        if (upload.size !== undefined) files.reserve.admit(upload.size);
       } catch (err) {
         throw refusal(err);
       }
