@@ -160,6 +160,40 @@ describe("API keys", () => {
     expect(after - before).toBe(2);
   });
 
+  it("a key cannot reset, re-address or re-role its own user (it would outlive its revocation)", async () => {
+    const me = (await s.api("GET", "/api/v1/auth/profile", { token: admin })).body;
+    const k = await create(admin, { name: "everything", permissions: ["*:*"] });
+    expect(k.status).toBe(201);
+    const key = { apiKey: k.body.key };
+    const memberRole = (await s.api("GET", "/api/v1/roles", { token: admin })).body.roles.find(
+      (r: { name: string }) => r.name === "Member",
+    );
+    for (const [what, r] of [
+      [
+        "reset",
+        await s.api("POST", `/api/v1/users/${me.id}/reset-password`, {
+          token: key,
+          body: { new_password: "taken-Over-pass-42" },
+        }),
+      ],
+      ["email", await s.api("PUT", `/api/v1/users/${me.id}`, { token: key, body: { email: "k@example.com" } })],
+      [
+        "assign",
+        await s.api("POST", `/api/v1/roles/${memberRole.id}/assign`, { token: key, body: { user_id: me.id } }),
+      ],
+    ] as const) {
+      expect([what, r.status, r.body.error?.code]).toEqual([what, 403, "ERR_PERMISSION_DENIED"]);
+    }
+    // The instance admin's password and address are unchanged, and their session too.
+    const again = await s.api("POST", "/api/v1/auth/login", {
+      body: { username: "admin", password: "taken-Over-pass-42" },
+    });
+    expect(again.status).toBe(401);
+    const profile = await s.api("GET", "/api/v1/auth/profile", { token: admin });
+    expect([profile.status, profile.body.email, profile.body.role]).toEqual([200, me.email, "Admin"]);
+    await s.api("DELETE", `/api/v1/api-keys/${k.body.id}`, { token: admin });
+  });
+
   it("an unknown key answers 401", async () => {
     const r = await s.api("GET", "/api/v1/auth/profile", { token: { apiKey: "attic_not-a-real-key" } });
     expect(r.status).toBe(401);

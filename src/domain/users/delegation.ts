@@ -14,14 +14,22 @@ export interface DelegationTarget {
  * permission for it, that the target's effective permissions are a subset of
  * the actor's, and an instance admin is touched only by an instance admin.
  * Without it a `user:manage` delegate could reset an Admin's password and
- * sign in as them. Acting on oneself is always allowed here.
+ * sign in as them. Acting on oneself is allowed when signed in; an API key
+ * acts for its user but is not the user, so it may not reset, re-address or
+ * re-role them (a password it set would outlive the key's revocation, and an
+ * instance admin's key would become the instance admin's password).
  */
 export function assertMayActOn(
   actor: Actor,
   target: DelegationTarget,
   targetPermissions: readonly string[],
 ): void {
-  if (target.id === actor.userId) return;
+  if (target.id === actor.userId) {
+    if (actor.via === "apikey") {
+      throw new AppError("PERMISSION_DENIED", "an API key cannot change its own user; sign in instead");
+    }
+    return;
+  }
   if (target.is_instance_admin && !actor.isInstanceAdmin) {
     throw new AppError(
       "PERMISSION_DENIED",
