@@ -161,6 +161,47 @@ describe("auth: register, login, refresh, logout, password, profile", () => {
     }
   });
 
+  it("logout-all also ends a refresh that was under way, and a logout the pair it was refreshing", async () => {
+    await register(s, "erin-racing");
+    const refresh = (refresh_token: string) =>
+      s.api("POST", "/api/v1/auth/refresh", { body: { refresh_token } });
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    // Each round starts logout-all a little later into the refresh, to land in its signing too.
+    const survivors: number[] = [];
+    for (let round = 0; round < 16; round++) {
+      const pair = (
+        await s.api("POST", "/api/v1/auth/login", {
+          body: { username: "erin-racing", password: GOOD_PASSWORD },
+        })
+      ).body;
+      const [r, out] = await Promise.all([
+        refresh(pair.refresh_token),
+        pause(round % 8).then(() => s.api("POST", "/api/v1/auth/logout-all", { token: pair.access_token })),
+      ]);
+      expect(out.status).toBe(200);
+      if (r.status === 200 && (await refresh(r.body.refresh_token)).status === 200) survivors.push(round);
+    }
+    for (let round = 0; round < 16; round++) {
+      const pair = (
+        await s.api("POST", "/api/v1/auth/login", {
+          body: { username: "erin-racing", password: GOOD_PASSWORD },
+        })
+      ).body;
+      const [r] = await Promise.all([
+        refresh(pair.refresh_token),
+        pause(round % 8).then(() =>
+          s.api("POST", "/api/v1/auth/logout", {
+            token: pair.access_token,
+            body: { refresh_token: pair.refresh_token },
+          }),
+        ),
+      ]);
+      if (r.status === 200 && (await refresh(r.body.refresh_token)).status === 200)
+        survivors.push(100 + round);
+    }
+    expect(survivors).toEqual([]);
+  });
+
   it("change-password checks the current one, revokes sessions, and the next login works at once", async () => {
     const f = await register(s, "frank");
     const wrong = await s.api("POST", "/api/v1/auth/change-password", {

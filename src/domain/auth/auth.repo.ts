@@ -1,4 +1,4 @@
-import { and, eq, isNull, type SQL } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 import { apiKeys, refreshTokens, users } from "../../db/schema.ts";
 import { nowIso } from "../../platform/ids.ts";
@@ -42,7 +42,15 @@ export function createAuthRepo(db: Db) {
     refreshTokenById: (id: string): RefreshTokenRow | undefined =>
       db.select().from(refreshTokens).where(eq(refreshTokens.id, id)).get(),
 
-    revokeToken: (id: string) => revokeWhere(eq(refreshTokens.id, id)),
+    /** True when a token of the family was revoked (a logout, or a reuse that revoked it whole). */
+    familyRevoked: (familyId: string): boolean =>
+      db
+        .select({ id: refreshTokens.id })
+        .from(refreshTokens)
+        .where(and(eq(refreshTokens.family_id, familyId), isNotNull(refreshTokens.revoked_at)))
+        .limit(1)
+        .get() !== undefined,
+
     revokeFamily: (familyId: string) => revokeWhere(eq(refreshTokens.family_id, familyId)),
     revokeAllOfUser: (userId: string) => revokeWhere(eq(refreshTokens.user_id, userId)),
 

@@ -45,6 +45,15 @@ const API_KEY_STAMP_MS = 60_000;
 const BAD_CREDENTIALS = () => new AppError("INVALID_CREDENTIALS", "invalid username or password");
 const BAD_REFRESH = () => new AppError("UNAUTHENTICATED", "invalid or expired refresh token");
 
+interface IssueOptions {
+  /** The refresh-token family to continue; a new one when omitted. */
+  family?: string;
+  /** When the credential was checked (ms); sessions ended since then refuse the pair. */
+  since?: number;
+  /** The error when they did. */
+  refuse?: () => AppError;
+}
+
 /**
  * Sessions: login, refresh-token rotation, logout, and turning a presented
  * credential (bearer JWT or API key) into an Actor.
@@ -57,8 +66,18 @@ export function createAuthService(deps: Deps) {
   (metrics.activeUsers as unknown as { collect?: () => void }).collect = () =>
     metrics.activeUsers.set(active.count());
 
-  /** Issues an access token and a refresh token of `family` (a new family when omitted). */
-  async function issue(user: UserRow, family = newId()): Promise<TokenPair> {
+  /**
+   * Issues an access token and a refresh token of `family` (a new family
+   * when omitted) to `user`, whose credential was checked from `since` (ms)
+   * on. Signing yields to other requests: a logout-all, password change or
+   * deactivation of the user since then refuses the pair (`refuse`), and a
+   * revocation of the family (logout, reuse) revokes the new refresh token,
+   * so neither is outlived by a session that was refreshing at the time.
+   */
+  async function issue(
+    user: UserRow,
+    { family = newId(), since = Date.now(), refuse = BAD_REFRESH }: IssueOptions = {},
+  ): Promise<TokenPair> {
     active.touch(user.id);
     const userRoles = deps.users.rolesOf(user.id);
     const access = await tokens.signAccess({
@@ -70,6 +89,9 @@ export function createAuthService(deps: Deps) {
       permissions: permissionsOf(userRoles),
     });
     const refresh = await tokens.signRefresh(user.id, family);
+    // From here to the insert nothing yields: no revocation can fall between check and insert.
+    const now = deps.users.byId(user.id);
+    if (!now?.is_active || sessionsCutoffMs(now) > since) throw refuse();
     repo.insertRefreshToken({
       id: refresh.jti,
       user_id: user.id,
@@ -77,6 +99,7 @@ export function createAuthService(deps: Deps) {
       token_hash: hashSecret(refresh.token),
       created_at: nowIso(),
       expires_at: new Date(refresh.exp * 1000).toISOString(),
+      revoked_at: repo.familyRevoked(family) ? nowIso() : null,
     });
     return {
       access_token: access.token,
@@ -87,6 +110,7 @@ export function createAuthService(deps: Deps) {
   }
 
   async function login(username: string, password: string): Promise<TokenPair> {
+    const since = Date.now();
     const user = deps.users.byUsername(username);
     const ok = user
       ? await passwords.verify(user.password_hash, password)
@@ -101,7 +125,7 @@ export function createAuthService(deps: Deps) {
     }
     metrics.authAttempts.inc({ method: "password", status: "success" });
     repo.stampLogin(user.id);
-    return issue(user);
+    return issue(user, { since, refuse: BAD_CREDENTIALS });
   }
 
   /**
@@ -110,6 +134,7 @@ export function createAuthService(deps: Deps) {
    * refreshes cannot both succeed; presenting a used token revokes its family.
    */
   async function refresh(refreshToken: string): Promise<TokenPair> {
+    const since = Date.now();
     const verified = await tokens.verify(refreshToken, "refresh").catch(() => {
       metrics.authAttempts.inc({ method: "refresh", status: "failure" });
       throw BAD_REFRESH();
@@ -127,7 +152,7 @@ export function createAuthService(deps: Deps) {
       throw BAD_REFRESH();
     }
     metrics.authAttempts.inc({ method: "refresh", status: "success" });
-    return issue(user, claimed.family_id);
+    return issue(user, { family: claimed.family_id, since });
   }
 
   /** Revokes every refresh token of the user (logout-all, password change, deactivation). */
@@ -137,13 +162,18 @@ export function createAuthService(deps: Deps) {
     repo.cutSessions(userId);
   }
 
-  /** Revokes the presented refresh token when it belongs to the actor. */
+  /**
+   * Ends the session of the presented refresh token when it belongs to the
+   * actor: the token and its family, so a refresh of it by another tab just
+   * before (or during) the logout does not carry the session on.
+   */
   async function logout(actor: Actor, refreshToken: string): Promise<void> {
     const verified = await tokens.verify(refreshToken, "refresh").catch(() => {
       throw BAD_REFRESH();
     });
     if (verified.sub !== actor.userId) throw BAD_REFRESH();
-    repo.revokeToken(verified.jti);
+    const row = repo.refreshTokenById(verified.jti);
+    if (row) repo.revokeFamily(row.family_id);
   }
 
   /** Actors by token, keyed by the token's tail (tokenKey) and checked against the whole token. */
