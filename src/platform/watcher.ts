@@ -1,5 +1,5 @@
-import { type FSWatcher, readFileSync, watch } from "node:fs";
-import { join } from "node:path";
+import { type FSWatcher, lstatSync, readFileSync, watch } from "node:fs";
+import { basename, join } from "node:path";
 
 /** Live watches on the directories of one host tree. */
 export interface DirWatch {
@@ -69,8 +69,46 @@ export function watchDirs(root: string, opts: WatchDirsOptions): DirWatch {
     watchers.get(rel)?.close();
     watchers.delete(rel);
   };
-  function onChange(this: DirWatcher) {
-    changed(this[REL]);
+  /** A watch on directory `rel` (throws as fs.watch does). */
+  const open = (rel: string): DirWatcher => {
+    const w = watch(join(root, rel), { persistent: false }, onChange) as DirWatcher;
+    w[REL] = rel;
+    w.on("error", onError);
+    return w;
+  };
+  /**
+   * An inotify watch follows its directory's inode, not its name: after
+   * `mv d d.old; mkdir d` (or `rm -r d; mkdir d`) the watch of `d` reports
+   * d.old's changes, or none, and the new `d` goes unwatched. The kernel
+   * tells a watch that its own directory moved or went with an event named
+   * after that directory: the name is then watched afresh, whatever is
+   * there now. A child named like its directory raises the same event; the
+   * new watch is made before the old one closes, so that on the same inode
+   * (the kernel's watch is shared) no event is lost between them.
+   */
+  const rewatch = (rel: string, old: DirWatcher) => {
+    if (closed || watchers.get(rel) !== old) return;
+    let fresh: DirWatcher | undefined;
+    let failed: NodeJS.ErrnoException | undefined;
+    if (lstatSync(join(root, rel), { throwIfNoEntry: false })?.isDirectory()) {
+      try {
+        fresh = open(rel);
+      } catch (e) {
+        failed = e as NodeJS.ErrnoException;
+      }
+    }
+    old.close();
+    if (fresh) watchers.set(rel, fresh);
+    else watchers.delete(rel);
+    // Gone (ENOENT): the sync of its parent finds out, and a directory made there later is added then.
+    if (!failed || failed.code === "ENOENT") return;
+    if (failed.code && LOCAL_ERRORS.has(failed.code)) opts.onSkip?.(rel, failed);
+    else opts.onError(failed);
+  };
+  function onChange(this: DirWatcher, event: string, name: string | null) {
+    const rel = this[REL];
+    changed(rel);
+    if (event === "rename" && name === basename(join(root, rel))) rewatch(rel, this);
   }
   function onError(this: DirWatcher, err: NodeJS.ErrnoException) {
     const rel = this[REL];
@@ -85,7 +123,7 @@ export function watchDirs(root: string, opts: WatchDirsOptions): DirWatch {
       if (closed || watchers.has(rel)) return;
       let w: DirWatcher;
       try {
-        w = watch(join(root, rel), { persistent: false }, onChange) as DirWatcher;
+        w = open(rel);
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
         // Gone since it was indexed: news for the index, like a removal.
@@ -93,8 +131,6 @@ export function watchDirs(root: string, opts: WatchDirsOptions): DirWatch {
         if (err.code && LOCAL_ERRORS.has(err.code)) return opts.onSkip?.(rel, err);
         throw err; // ENOSPC, EMFILE: the kernel's budget, a matter for the whole folder
       }
-      w[REL] = rel;
-      w.on("error", onError);
       watchers.set(rel, w);
     },
     remove(rel) {

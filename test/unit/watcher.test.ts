@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -24,6 +24,42 @@ describe("watchDirs", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(changed).toEqual(["vanished"]);
     expect(errors).toEqual([]);
+    w.close();
+  });
+
+  it("watches the directory now at a name after the one watched there was moved away or deleted", async () => {
+    const root = mkdtempSync(join(tmpdir(), "attic-watch-"));
+    roots.push(root);
+    mkdirSync(join(root, "d"));
+    mkdirSync(join(root, "e"));
+    const changed = new Set<string>();
+    const w = watchDirs(root, {
+      debounceMs: 10,
+      onChanges: (dirs) => {
+        for (const d of dirs) changed.add(d);
+      },
+      onError: () => {},
+    });
+    w.add("d");
+    w.add("e");
+    /** Waits (bounded) until `rel` is reported, then forgets the reports. */
+    const reported = async (rel: string) => {
+      for (let i = 0; i < 100 && !changed.has(rel); i++) await new Promise((r) => setTimeout(r, 20));
+      const seen = changed.has(rel);
+      changed.clear();
+      return seen;
+    };
+    renameSync(join(root, "d"), join(root, "d.old"));
+    mkdirSync(join(root, "d"));
+    expect(await reported("d")).toBe(true);
+    writeFileSync(join(root, "d", "new.txt"), "n");
+    expect(await reported("d")).toBe(true);
+    rmSync(join(root, "e"), { recursive: true });
+    expect(await reported("e")).toBe(true);
+    mkdirSync(join(root, "e"));
+    w.add("e");
+    writeFileSync(join(root, "e", "new.txt"), "n");
+    expect(await reported("e")).toBe(true);
     w.close();
   });
 

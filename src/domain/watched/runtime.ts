@@ -397,6 +397,13 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     const stats = newStats();
     const opts = { ...scanOptions(st, stats, true, "new"), moves: newMovePool() };
     await syncTree(repo, target(st, row, root), [...tasks.values()], opts);
+    // A directory whose watch was dropped (moved or deleted away, see watchDirs) and that is indexed
+    // again at the same name (a new directory made there) is watched again; add is a no-op for the others.
+    if (st.watch)
+      addWatches(
+        st,
+        [...changed].filter((rel) => repo.byRel(st.id, rel)?.type === "directory"),
+      );
     record(stats);
     if (stats.indexed + stats.removed > 0)
       repo.updateFolder(st.id, { files_indexed: await countFiles(repo, st.id) });
