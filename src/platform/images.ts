@@ -1,7 +1,9 @@
+import { AppError } from "../errors.ts";
+
 /**
  * sharp behind a small wrapper: image thumbnails as WebP. sharp is loaded on
  * first use, so a build without it still starts (thumbnails then answer 503).
- * Input is bounded (100 megapixels) and never SVG: librsvg would follow
+ * Input is bounded (MAX_IMAGE_PIXELS) and never SVG: librsvg would follow
  * external references in the file.
  */
 type SharpFn = typeof import("sharp").default;
@@ -29,17 +31,34 @@ export const THUMBNAIL_IMAGE_TYPES = new Set([
   "image/heif",
 ]);
 
+/** Largest image (width × height) a thumbnail is made of: a decompression bomb's guard. */
+export const MAX_IMAGE_PIXELS = 100_000_000;
+
 /**
  * A WebP thumbnail of the image in `input` (path or bytes) fitting in
- * `size`×`size`, EXIF rotation applied, never enlarged. Rejects on images
- * sharp cannot read.
+ * `size`×`size`, EXIF rotation applied, never enlarged. An image over
+ * MAX_IMAGE_PIXELS is AppError 413 saying so; other images sharp cannot
+ * read reject with sharp's error.
  */
 export async function webpThumbnail(input: string | Buffer, size: number): Promise<Buffer> {
   const sharp = await loadSharp();
   if (!sharp) throw new Error("sharp is not available");
-  return sharp(input, { limitInputPixels: 100_000_000, failOn: "error", pages: 1 })
-    .rotate()
-    .resize(size, size, { fit: "inside", withoutEnlargement: true })
-    .webp({ quality: 75 })
-    .toBuffer();
+  try {
+    return await sharp(input, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: "error", pages: 1 })
+      .rotate()
+      .resize(size, size, { fit: "inside", withoutEnlargement: true })
+      .webp({ quality: 75 })
+      .toBuffer();
+  } catch (err) {
+    // sharp reads the dimensions first and refuses before decoding (src/common.cc).
+    if (err instanceof Error && err.message.includes("exceeds pixel limit")) {
+      throw new AppError(
+        "PAYLOAD_TOO_LARGE",
+        `this image is over ${MAX_IMAGE_PIXELS / 1_000_000} megapixels: no thumbnail is made of images that large`,
+        { max_pixels: MAX_IMAGE_PIXELS },
+        { cause: err },
+      );
+    }
+    throw err;
+  }
 }

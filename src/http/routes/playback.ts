@@ -89,7 +89,7 @@ const thumbnail = createRoute({
   security: SECURED,
   summary: "A WebP thumbnail of an image (never SVG) or a poster frame of a video, fitting in size×size",
   description:
-    "Made on first request (at most two at once) and cached on disk; ETag and 304. 400 for other types; 503 when sharp or ffmpeg is missing.",
+    "Made on first request (at most two at once) and cached on disk; ETag and 304. 400 for other types and unreadable images; 413 for images over 100 megapixels; 503 when sharp or ffmpeg is missing.",
   request: { params: FileIdParam, query: ThumbnailQuery },
   responses: {
     200: {
@@ -97,7 +97,7 @@ const thumbnail = createRoute({
       content: { "image/webp": { schema: z.string().openapi({ format: "binary" }) } },
     },
     304: { description: "Not modified" },
-    ...errorResponses(400, 401, 403, 404, 429, 503),
+    ...errorResponses(400, 401, 403, 404, 413, 429, 503),
   },
 });
 
