@@ -1,9 +1,10 @@
-import { readdirSync, statfsSync } from "node:fs";
+import { readdirSync, rmSync, statfsSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_PASSWORD, startServer, type TestServer } from "../helpers/server.ts";
+import { folders, hostTree } from "./watched.helpers.ts";
 
 /** Free bytes of the file system the test servers' data directories are made on. */
 const freeBytes = () => {
@@ -182,6 +183,32 @@ describe("the storage reserve", () => {
       const head = await fetch(location, { method: "HEAD", headers: tus });
       expect(head.status).toBe(200);
       expect(Number(head.headers.get("upload-offset"))).toBeLessThan(24 * MiB);
+    });
+
+    it("refuses to copy a watched folder's files into stored content (507), keeping nothing", async () => {
+      const host = hostTree({ "a.txt": "alpha from the host", "Sub/b.txt": "bee" });
+      try {
+        const f = folders(s, admin);
+        const created = await f.create({ name: "Host", path: host });
+        expect(created.status, created.text).toBe(201);
+        await f.settled(created.body.id);
+        const mountId = created.body.directory_id as string;
+        const blobsBefore = await s.api("GET", "/api/v1/files", { token: admin });
+        for (const body of [
+          { destination_parent_id: null, new_name: "Snapshot" },
+          { destination_parent_id: null, new_name: "Snapshot 2" },
+        ]) {
+          const cp = await s.api("POST", `/api/v1/files/${mountId}/copy`, { token: admin, body });
+          expect(cp.status, cp.text).toBe(507);
+          expect(cp.body.error.code).toBe("ERR_INSUFFICIENT_STORAGE");
+        }
+        const listing = await s.api("GET", "/api/v1/files", { token: admin });
+        expect(listing.body.total).toBe(blobsBefore.body.total);
+        expect(readdirSync(join(s.dataDir, "blobs"))).toEqual([]);
+        expect(tempFilesOf(s)).toEqual([]);
+      } finally {
+        rmSync(host, { recursive: true, force: true });
+      }
     });
   });
 });

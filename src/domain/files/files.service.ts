@@ -156,7 +156,13 @@ export function createFilesService(deps: FilesDeps) {
     repo.update(actor.organizationId, row.id, { accessed_at: new Date(now).toISOString() });
   }
 
-  /** Ingests the content of blob-less rows (watched files) so a copy can share it. */
+  /**
+   * Ingests the content of blob-less rows (watched files) so a copy can
+   * share it. These are new bytes in the store, like an upload's: refused
+   * up front (507) when their known sizes would cross the storage reserve,
+   * and stopped as they stream once it is crossed. On a failure the blobs
+   * ingested so far are released (the caller's `finally` never runs).
+   */
   async function ingestForCopy(
     actor: Actor,
     id: string,
@@ -164,15 +170,29 @@ export function createFilesService(deps: FilesDeps) {
     const out = new Map<string, { hash: string; size: number }>();
     const root = tree.live(actor, id);
     // Counted before any content is read: a copy past storage.max_copy_items is refused first.
-    for (const r of await tree.copyable(actor, root)) {
-      if (r.type === "directory" || r.blob_hash) continue;
-      const content = openedContent(r, await locateContent(r, blobs, hostResolver));
-      const staged = await blobs.stage(content.stream());
-      await blobs.commit(staged); // held until the copy's rows exist
-      repo.addBlob(staged.hash, staged.size, r.updated_at);
-      out.set(r.id, { hash: staged.hash, size: staged.size });
+    const hosted = (await tree.copyable(actor, root)).filter((r) => r.type !== "directory" && !r.blob_hash);
+    try {
+      deps.reserve.admit(hosted.reduce((sum, r) => sum + r.size, 0));
+      for (const r of hosted) {
+        const content = openedContent(r, await locateContent(r, blobs, hostResolver));
+        const staged = await blobs.stage(content.stream(), { reserve: deps.reserve });
+        await blobs.commit(staged); // held until the copy's rows exist
+        repo.addBlob(staged.hash, staged.size, r.updated_at);
+        out.set(r.id, { hash: staged.hash, size: staged.size });
+      }
+    } catch (err) {
+      await releaseIngested(out);
+      throw err;
     }
     return out;
+  }
+
+  /** Lets go of blobs ingestForCopy held, reclaiming those no row took. */
+  async function releaseIngested(ingested: Map<string, { hash: string }>): Promise<void> {
+    for (const { hash } of ingested.values()) {
+      blobs.release(hash);
+      await reclaimUnused(repo, blobs, deps.log, hash);
+    }
   }
 
   return {
@@ -237,10 +257,7 @@ export function createFilesService(deps: FilesDeps) {
       try {
         return dto(await tree.copy(actor, id, to, (r) => ingested.get(r.id)));
       } finally {
-        for (const { hash } of ingested.values()) {
-          blobs.release(hash);
-          await reclaimUnused(repo, blobs, deps.log, hash);
-        }
+        await releaseIngested(ingested);
       }
     },
 
