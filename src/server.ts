@@ -135,7 +135,12 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
     hwaccel: cfg.media.hwaccel,
     log,
   });
-  const streamTokens = createStreamTokens({ files: storage.tree, users: accounts.usersRepo, keys });
+  const streamTokens = createStreamTokens({
+    files: storage.tree,
+    users: accounts.usersRepo,
+    keys,
+    apiKeyReads: accounts.auth.apiKeyReads,
+  });
   const services: Services = {
     files: storage.files,
     directories: storage.directories,

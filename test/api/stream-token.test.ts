@@ -150,6 +150,23 @@ describe("stream tokens (media elements and download links)", () => {
       expect((await download(m.id, m.st)).status).toBe(401);
     });
 
+    it("minted with an API key, stops when the key is revoked; a signed-in user's token does not", async () => {
+      const m = await memberWithToken("st-keyed");
+      const k = await s.api("POST", "/api/v1/api-keys", {
+        token: m.token,
+        body: { name: "player", permissions: ["file:read"] },
+      });
+      expect(k.status).toBe(201);
+      const keyed = await s.api("POST", `/api/v1/files/${m.id}/stream-token`, {
+        token: { apiKey: k.body.key },
+      });
+      expect(keyed.status).toBe(200);
+      expect((await download(m.id, keyed.body.token)).status).toBe(200);
+      expect((await s.api("DELETE", `/api/v1/api-keys/${k.body.id}`, { token: m.token })).status).toBe(200);
+      expect((await download(m.id, keyed.body.token)).status).toBe(401);
+      expect((await download(m.id, m.st)).status).toBe(200);
+    });
+
     it("stops after a password change, within the same second", async () => {
       const m = await memberWithToken("st-password");
       const changed = await s.api("PUT", "/api/v1/auth/password", {

@@ -61,6 +61,9 @@ export function createAuthRepo(db: Db) {
     stampLogin: (userId: string) =>
       db.update(users).set({ last_login_at: nowIso() }).where(eq(users.id, userId)).run(),
 
+    apiKeyById: (id: string): ApiKeyRow | undefined =>
+      db.select().from(apiKeys).where(eq(apiKeys.id, id)).get(),
+
     apiKeyByHash: (hash: string): ApiKeyRow | undefined =>
       db.select().from(apiKeys).where(eq(apiKeys.key_hash, hash)).get(),
 

@@ -6,7 +6,7 @@ import { newId, nowIso } from "../../platform/ids.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import type { PasswordHasher } from "../../platform/passwords.ts";
 import type { Actor } from "../actor.ts";
-import { intersect } from "../permissions.ts";
+import { hasPermission, intersect } from "../permissions.ts";
 import { permissionsOf, sessionsCutoffMs, type UserRow, type UsersRepo } from "../users/users.repo.ts";
 import { ActiveUsers } from "./active-users.ts";
 import { createAuthRepo } from "./auth.repo.ts";
@@ -256,6 +256,13 @@ export function createAuthService(deps: Deps) {
     };
   }
 
+  /** True while the API key `id` authenticates and may read files (for tokens minted with it). */
+  function apiKeyReads(id: string): boolean {
+    const key = repo.apiKeyById(id);
+    if (!key || key.revoked_at || (key.expires_at && key.expires_at <= nowIso())) return false;
+    return hasPermission(key.permissions, "file:read");
+  }
+
   /**
    * Password checks that succeeded, by a hash of (user, password, stored
    * hash): WebDAV clients send Basic credentials on every request, and an
@@ -329,6 +336,7 @@ export function createAuthService(deps: Deps) {
     issue,
     authenticateBearer,
     authenticateApiKey,
+    apiKeyReads,
     authenticateBasic,
   };
 }

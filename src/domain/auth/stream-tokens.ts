@@ -19,6 +19,8 @@ export interface StreamGrant {
   fileId: string;
   /** Milliseconds since the epoch; tokens older than the user's sessions cutoff stop working. */
   issuedAtMs: number;
+  /** The API key it was minted with, if any. */
+  apiKeyId?: string;
 }
 
 /**
@@ -33,6 +35,8 @@ export function createStreamTokens(deps: {
   files: Pick<Tree, "live">;
   users: Pick<UsersRepo, "byId" | "rolesOf">;
   keys: SigningKeys;
+  /** True while the API key `id` still authenticates and may read files (tokens minted by a key end with it). */
+  apiKeyReads: (id: string) => boolean;
 }) {
   /** Issues a token for a live file of the actor's organization (404 otherwise, as for any missing file). */
   async function issue(actor: Actor, fileId: string): Promise<{ token: string; expires_at: string }> {
@@ -44,7 +48,10 @@ export function createStreamTokens(deps: {
     const iat = Math.floor(issuedAtMs / 1000);
     const exp = iat + STREAM_TOKEN_TTL_SECONDS;
     const { privateKey } = deps.keys;
-    const token = await new SignJWT({ typ: TYP, org: actor.organizationId, fid: fileId, iat_ms: issuedAtMs })
+    const claims = { typ: TYP, org: actor.organizationId, fid: fileId, iat_ms: issuedAtMs };
+    // Minted with an API key: the key's id, so revoking the key ends the token too.
+    const key = actor.via === "apikey" && actor.apiKeyId ? { key: actor.apiKeyId } : {};
+    const token = await new SignJWT({ ...claims, ...key })
       .setProtectedHeader({ alg: "RS256", typ: "JWT" })
       .setSubject(actor.userId)
       .setIssuer(ISSUER)
@@ -70,7 +77,13 @@ export function createStreamTokens(deps: {
       if (payload.typ !== TYP) throw new Error("not a stream token");
       if (payload.fid !== fileId) throw new Error("stream token is for another file");
       const issuedAtMs = typeof payload.iat_ms === "number" ? payload.iat_ms : payload.iat! * 1000;
-      return { userId: payload.sub!, organizationId: String(payload.org), fileId, issuedAtMs };
+      return {
+        userId: payload.sub!,
+        organizationId: String(payload.org),
+        fileId,
+        issuedAtMs,
+        ...(typeof payload.key === "string" ? { apiKeyId: payload.key } : {}),
+      };
     } catch (err) {
       const expired = err instanceof joseErrors.JWTExpired;
       throw new AppError(
@@ -89,7 +102,8 @@ export function createStreamTokens(deps: {
    * (`file:read`) of its user, checked against the user's state now, like a
    * bearer token: 401 when the token is invalid, or the user is inactive, has
    * moved organization, changed password or ended all sessions since it was
-   * issued, or no longer holds `file:read`.
+   * issued, or no longer holds `file:read`, or the API key it was minted
+   * with was revoked, expired or no longer reads files.
    */
   async function authenticate(token: string, fileId: string): Promise<Actor> {
     const grant = await verify(token, fileId);
@@ -98,7 +112,8 @@ export function createStreamTokens(deps: {
     if (
       !actor ||
       actor.organizationId !== grant.organizationId ||
-      sessionsCutoffMs(user as UserRow) > grant.issuedAtMs
+      sessionsCutoffMs(user as UserRow) > grant.issuedAtMs ||
+      (grant.apiKeyId !== undefined && !deps.apiKeyReads(grant.apiKeyId))
     ) {
       throw new AppError("UNAUTHENTICATED", "invalid stream token");
     }
