@@ -176,10 +176,16 @@ describe("API keys", () => {
           body: { new_password: "taken-Over-pass-42" },
         }),
       ],
-      ["email", await s.api("PUT", `/api/v1/users/${me.id}`, { token: key, body: { email: "k@example.com" } })],
+      [
+        "email",
+        await s.api("PUT", `/api/v1/users/${me.id}`, { token: key, body: { email: "k@example.com" } }),
+      ],
       [
         "assign",
-        await s.api("POST", `/api/v1/roles/${memberRole.id}/assign`, { token: key, body: { user_id: me.id } }),
+        await s.api("POST", `/api/v1/roles/${memberRole.id}/assign`, {
+          token: key,
+          body: { user_id: me.id },
+        }),
       ],
     ] as const) {
       expect([what, r.status, r.body.error?.code]).toEqual([what, 403, "ERR_PERMISSION_DENIED"]);
@@ -192,6 +198,33 @@ describe("API keys", () => {
     const profile = await s.api("GET", "/api/v1/auth/profile", { token: admin });
     expect([profile.status, profile.body.email, profile.body.role]).toEqual([200, me.email, "Admin"]);
     await s.api("DELETE", `/api/v1/api-keys/${k.body.id}`, { token: admin });
+  });
+
+  it("a user:manage delegate revokes only keys of users no more powerful than itself", async () => {
+    const role = await s.api("POST", "/api/v1/roles", {
+      token: admin,
+      body: {
+        name: "KeyWarden",
+        description: "",
+        permissions: ["user:manage", "apikey:*", "file:*", "org:read", "settings:*"],
+      },
+    });
+    expect(role.status).toBe(201);
+    const warden = await createUser(s, admin, "warden", "KeyWarden");
+    const adminKey = await create(admin, { name: "admin's", permissions: ["file:read"] });
+    const plain = await createUser(s, admin, "plain-key-owner");
+    const plainKey = await create(plain.token, { name: "plain's", permissions: ["file:read"] });
+    const refused = await s.api("DELETE", `/api/v1/api-keys/${adminKey.body.id}`, { token: warden.token });
+    expect([refused.status, refused.body.error?.code]).toEqual([403, "ERR_PERMISSION_DENIED"]);
+    expect(
+      (await s.api("GET", "/api/v1/auth/profile", { token: { apiKey: adminKey.body.key } })).status,
+    ).toBe(200);
+    const allowed = await s.api("DELETE", `/api/v1/api-keys/${plainKey.body.id}`, { token: warden.token });
+    expect(allowed.status).toBe(200);
+    expect(
+      (await s.api("GET", "/api/v1/auth/profile", { token: { apiKey: plainKey.body.key } })).status,
+    ).toBe(401);
+    await s.api("DELETE", `/api/v1/api-keys/${adminKey.body.id}`, { token: admin });
   });
 
   it("an unknown key answers 401", async () => {

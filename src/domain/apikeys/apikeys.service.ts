@@ -4,6 +4,7 @@ import { type Actor, can, requirePermission } from "../actor.ts";
 import { hashSecret, newApiKeySecret } from "../auth/tokens.ts";
 import { parseInput } from "../parse-input.ts";
 import { assertPermissions, isSubset } from "../permissions.ts";
+import { assertMayActOn } from "../users/delegation.ts";
 import { permissionsOf, type UsersRepo } from "../users/users.repo.ts";
 import type { ApiKeyRow, ApiKeysRepo } from "./apikeys.repo.ts";
 import { type ApiKey, type CreateApiKey, CreateApiKeyInput, type CreatedApiKey } from "./apikeys.schemas.ts";
@@ -80,11 +81,20 @@ export function createApiKeysService(deps: { keys: ApiKeysRepo; users: UsersRepo
     return { ...shown, key: secret };
   }
 
-  /** Revokes one of the actor's keys (or, with `user:manage`, any key of the organization). */
+  /**
+   * Revokes one of the actor's keys, or, with `user:manage`, a key of a user
+   * of the organization the actor may act on (the delegation rule: not an
+   * instance admin's unless the actor is one, not a wider user's).
+   */
   function revoke(actor: Actor, id: string): void {
     requirePermission(actor, "apikey:delete");
     const key = keys.byId(actor.organizationId, id);
     if (!key || (key.user_id !== actor.userId && !can(actor, "user:manage"))) throw notFound("API key");
+    if (key.user_id !== actor.userId) {
+      const owner = users.byIdInOrg(actor.organizationId, key.user_id);
+      if (!owner) throw notFound("API key");
+      assertMayActOn(actor, owner, permissionsOf(users.rolesOf(owner.id)));
+    }
     keys.revoke(actor.organizationId, id);
   }
 
