@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import type { Config } from "../../config/schema.ts";
 import type { Logger } from "../../log.ts";
+import type { HostPolicy } from "../../platform/host-policy.ts";
 import { deviceOf, isNetworkFs, listDir, realDir } from "../../platform/hostfs.ts";
 import { nowIso } from "../../platform/ids.ts";
 import type { Metrics } from "../../platform/metrics.ts";
@@ -25,6 +26,8 @@ export interface RuntimeDeps {
   log: Logger;
   metrics: Metrics;
   limits: ScanTarget["limits"];
+  /** Which host directories may be watched: checked again at every scan, not only at creation. */
+  hostPolicy: HostPolicy;
   /** True while requests are arriving (platform/activity.ts). */
   busy?: () => boolean;
 }
@@ -120,6 +123,11 @@ export function createWatchRuntime(deps: RuntimeDeps) {
   /** Checks the host root; goes offline (and answers undefined) when it is gone or looks unmounted. */
   async function presentRoot(st: FolderState, row: WatchedFolderRow): Promise<string | undefined> {
     const root = await realDir(row.path);
+    const refusal = root && deps.hostPolicy.refusal(row.path, root);
+    if (refusal) {
+      refuse(st, `${row.path} ${refusal}: it is no longer scanned nor served`);
+      return undefined;
+    }
     let reason: string | undefined;
     if (!root) reason = "host folder is missing (drive unmounted or removed?)";
     else if (root !== row.path) reason = "host folder now resolves to another place";
@@ -146,6 +154,21 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       if (now.device === row.root_device && now.mountPoint === row.root_was_mount) return undefined;
     }
     return "host folder is empty while files were indexed (drive unmounted?)";
+  }
+
+  /**
+   * A folder the host policy no longer allows (the data dir moved into it,
+   * watch.allowed_roots narrowed since it was made): nothing more of it is
+   * read. Its rows stay, and serving them is refused (watched.service.ts).
+   * The policy is fixed for the life of the process: no probe.
+   */
+  function refuse(st: FolderState, message: string): void {
+    stopLive(st);
+    clearInterval(st.probeTimer);
+    st.probeTimer = undefined;
+    if (st.status !== "error" || st.message !== message)
+      log.warn({ folder: st.id, message }, "watched folder refused");
+    setStatus(st, "error", message);
   }
 
   async function goOffline(st: FolderState, message: string): Promise<void> {

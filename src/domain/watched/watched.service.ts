@@ -70,6 +70,7 @@ export function createWatchedService(deps: WatchedDeps) {
     log: deps.log,
     metrics: deps.metrics,
     limits: deps.limits,
+    hostPolicy: deps.hostPolicy,
     busy: deps.busy,
   });
 
@@ -279,6 +280,10 @@ export function createWatchedService(deps: WatchedDeps) {
       if (!folder || folder.organization_id !== row.organization_id || row.host_rel_path == null) {
         throw notFound("file", "FILE_NOT_FOUND");
       }
+      // The policy as it is now: a folder made before the data dir moved into it, or before
+      // watch.allowed_roots was narrowed, is served no more.
+      const refusal = deps.hostPolicy.refusal(folder.path, folder.path);
+      if (refusal) throw forbidden(`the watched folder's host path ${refusal}`);
       if (row.is_offline || folder.status === "offline") {
         throw new AppError("UNAVAILABLE", "the drive holding this file is offline");
       }
