@@ -198,6 +198,42 @@ describe("roles", () => {
     expect(managers.status).toBe(201);
   });
 
+  it("a role manager cannot narrow or delete a role held by someone wider than themself", async () => {
+    const boss = await s.api("POST", "/api/v1/roles", {
+      token: admin,
+      body: { name: "Boss", description: "", permissions: ["*:*"] },
+    });
+    expect(boss.status).toBe(201);
+    const chief = await createUser(s, admin, "chief", "Boss");
+    const delegates = await s.api("POST", "/api/v1/roles", {
+      token: admin,
+      body: { name: "Role delegates", description: "", permissions: ["role:manage", "file:*"] },
+    });
+    expect(delegates.status).toBe(201);
+    const d = await createUser(s, admin, "roledelegate", "Role delegates");
+    const narrow = await s.api("PUT", `/api/v1/roles/${boss.body.id}`, {
+      token: d.token,
+      body: { permissions: ["file:read"] },
+    });
+    expect([narrow.status, narrow.body.error?.code]).toEqual([403, "ERR_PERMISSION_DENIED"]);
+    const del = await s.api("DELETE", `/api/v1/roles/${boss.body.id}`, { token: d.token });
+    expect([del.status, del.body.error?.code]).toEqual([403, "ERR_PERMISSION_DENIED"]);
+    expect((await roleByName("Boss")).permissions).toEqual(["*:*"]);
+    expect((await s.api("GET", "/api/v1/users", { token: chief.token })).status).toBe(200);
+    // A role held only by users within the delegate's powers stays theirs to change.
+    const own = await s.api("POST", "/api/v1/roles", {
+      token: d.token,
+      body: { name: "Uploaders", description: "", permissions: ["file:write"] },
+    });
+    await createUser(s, admin, "uploader", "Uploaders");
+    const put = await s.api("PUT", `/api/v1/roles/${own.body.id}`, {
+      token: d.token,
+      body: { permissions: ["file:read"] },
+    });
+    expect(put.status).toBe(200);
+    expect((await s.api("DELETE", `/api/v1/roles/${own.body.id}`, { token: d.token })).status).toBe(200);
+  });
+
   it("refuses to unassign the last active Admin", async () => {
     const adminRole = await roleByName("Admin");
     const profile = await s.api("GET", "/api/v1/auth/profile", { token: admin });

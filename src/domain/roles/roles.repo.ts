@@ -51,6 +51,14 @@ export function createRolesRepo(db: Db) {
         .innerJoin(users, eq(users.id, userRoles.user_id))
         .where(and(eq(userRoles.role_id, roleId), eq(users.is_active, true)))
         .get()?.n ?? 0,
+    /** The users holding the role. */
+    holders: (roleId: string) =>
+      db
+        .select({ id: users.id, is_instance_admin: users.is_instance_admin })
+        .from(userRoles)
+        .innerJoin(users, eq(users.id, userRoles.user_id))
+        .where(eq(userRoles.role_id, roleId))
+        .all(),
     holds: (userId: string, roleId: string) =>
       db
         .select({ user_id: userRoles.user_id })

@@ -54,6 +54,18 @@ export function createRolesService(deps: { roles: RolesRepo; users: UsersRepo })
     }
   }
 
+  /**
+   * Changing or deleting a role acts on everyone holding it: the delegation
+   * rule must allow acting on each (a role:manage delegate must not strip
+   * a wider Admin's role, nor anyone the instance admin's).
+   */
+  function assertMayActOnHolders(actor: Actor, role: RoleRow): void {
+    if (actor.isInstanceAdmin && isSubset(["*:*"], actor.permissions)) return;
+    for (const holder of roles.holders(role.id)) {
+      assertMayActOn(actor, holder, permissionsOf(users.rolesOf(holder.id)));
+    }
+  }
+
   function create(actor: Actor, input: CreateRole): Role {
     requirePermission(actor, ROLE_MANAGE);
     const data = parseInput(CreateRoleInput, input);
@@ -90,6 +102,7 @@ export function createRolesService(deps: { roles: RolesRepo; users: UsersRepo })
         throw new AppError("PERMISSION_DENIED", "the Admin role's permissions cannot be changed");
       }
       checkGrantable(actor, permissions);
+      assertMayActOnHolders(actor, role);
     }
     if (renamed && roles.byName(actor.organizationId, data.name!)) {
       throw new AppError("CONFLICT", "role name already exists");
@@ -109,6 +122,7 @@ export function createRolesService(deps: { roles: RolesRepo; users: UsersRepo })
     requirePermission(actor, ROLE_MANAGE);
     const role = mustGet(actor, id);
     if (role.is_builtin) throw new AppError("PERMISSION_DENIED", "built-in roles cannot be deleted");
+    assertMayActOnHolders(actor, role);
     roles.delete(actor.organizationId, id);
   }
 
