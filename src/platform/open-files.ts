@@ -1,4 +1,4 @@
-import { close, open, read, readSync } from "node:fs";
+import { close, open, read, readlink, readSync } from "node:fs";
 
 /** A file open for positional reads; `release()` once done (more calls are ignored). */
 export interface ReadableFile {
@@ -45,11 +45,21 @@ const ignore = () => {};
  * each a round trip through libuv's thread pool. A blob deleted meanwhile
  * keeps its disk space until its descriptor is closed, 10 s at most.
  * Anything that may change in place (a watched folder's host files) is
- * opened afresh (`reuse: false`) and closed on release.
+ * opened afresh (`reuse: false`) and closed on release. Such a path must be
+ * a real path (no symlink in it: the host file resolver's, proven inside its
+ * folder), and the descriptor must still be the file it names: a component
+ * swapped for a symlink since the path was checked (a user of a network
+ * share racing the download) would otherwise open what the link points at,
+ * outside the folder. That is refused as if the file were gone (ENOENT).
  */
 export async function openForRead(path: string, opts: { reuse: boolean }): Promise<ReadableFile> {
   if (!opts.reuse) {
     const fd = await openFd(path);
+    const opened = await fdPath(fd).catch(() => undefined);
+    if (opened !== path) {
+      close(fd, ignore);
+      throw Object.assign(new Error(`${path} changed since it was checked`), { code: "ENOENT" });
+    }
     let open = true;
     return {
       fd,
@@ -186,6 +196,13 @@ function closeIdle(idleMs: number): void {
 /** How many files are kept open for reuse (for tests). */
 export function keptOpenCount(): number {
   return kept.size;
+}
+
+/** The path the kernel holds for an open descriptor (Linux's /proc/self/fd). */
+function fdPath(fd: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    readlink(`/proc/self/fd/${fd}`, (err, target) => (err ? reject(err) : resolve(target)));
+  });
 }
 
 function openFd(path: string): Promise<number> {

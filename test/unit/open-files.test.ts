@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -93,6 +93,24 @@ describe("small reads of kept files on the event loop", () => {
       await r.got;
     }
     fresh.release();
+  });
+
+  it("opens a file afresh only if its descriptor is the file its real path names", async () => {
+    const real = realpathSync(dir);
+    writeFileSync(join(real, "host.txt"), "inside");
+    const outside = mkdtempSync(join(tmpdir(), "attic-outside-"));
+    writeFileSync(join(outside, "secret.txt"), "outside");
+    // The checked path, swapped for a link leaving the folder before the download opens it.
+    symlinkSync(join(outside, "secret.txt"), join(real, "swapped.txt"));
+    try {
+      const ok = await openForRead(join(real, "host.txt"), { reuse: false });
+      ok.release();
+      await expect(openForRead(join(real, "swapped.txt"), { reuse: false })).rejects.toMatchObject({
+        code: "ENOENT",
+      });
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it("sends every file's reads back to the pool for a while after a slow one", async () => {
