@@ -22,7 +22,7 @@ const create = route({
   method: "post",
   path: "/watched-folders",
   summary:
-    "Mount a host directory read-only into the tree (org:admin); the first scan runs in the background",
+    "Mount a host directory read-only into the tree (an instance admin only: org:admin is not enough); the first scan runs in the background",
   description:
     "Refused with 403 ERR_FORBIDDEN_PATH for `/`, system directories (/etc, /root, /sys, /proc, /dev, /boot), " +
     "Attic's data dir (or a folder containing it) and folders overlapping another watched folder; " +

@@ -394,8 +394,9 @@ export const ListWatchedFolderFilesResponseSchema: GenMessage<ListWatchedFolderF
 
 /**
  * Host directories mapped read-only into the organization's tree, like
- * /api/v1/watched-folders. Reading needs org:read; creating, updating,
- * deleting and scanning need org:admin.
+ * /api/v1/watched-folders. Reading needs org:read (and read on the
+ * folder's directory); creating, updating, deleting and scanning need an
+ * instance admin (a host path is the machine owner's, org:admin is not enough).
  *
  * @generated from service attic.v1.WatchedFolderService
  */
