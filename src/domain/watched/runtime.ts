@@ -54,6 +54,10 @@ interface FolderState {
   unwatchable: Set<string>;
   /** The periodic full rescan (watch.full_rescan_interval). */
   fullTimer?: NodeJS.Timeout;
+  /** A scan queued and not started yet: later asks join it (see scan). */
+  queuedScan?: { full: boolean; run: Promise<void> };
+  /** The changed directories of a live sync queued and not started yet: later batches join it. */
+  queuedSync?: Set<string>;
 }
 
 /**
@@ -331,7 +335,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     }
     st.watch = watchDirs(root, {
       debounceMs: cfg.debounce * 1000,
-      onChanges: (changed) => void enqueue(st, () => runSync(st, changed)),
+      onChanges: (changed) => queueSync(st, changed),
       onError: (err) => watchFailed(st, err),
       onSkip: (rel, err) => {
         // One unreadable subfolder is skipped (and rescanned with the others), not the whole folder polled.
@@ -457,10 +461,45 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       });
   }
 
-  /** Queues a scan of a folder (after any running one); resolves when it has run. */
+  /**
+   * Queues a live sync of `changed`, or adds them to the one queued and not
+   * started yet: batches keep coming while a long sync runs (a copy of
+   * thousands of files), and each used to queue a sync of its own.
+   */
+  function queueSync(st: FolderState, changed: Set<string>): void {
+    if (st.queuedSync) {
+      for (const rel of changed) st.queuedSync.add(rel);
+      return;
+    }
+    const dirs = new Set(changed);
+    st.queuedSync = dirs;
+    void enqueue(st, () => {
+      if (st.queuedSync === dirs) st.queuedSync = undefined;
+      return runSync(st, dirs);
+    });
+  }
+
+  /**
+   * Queues a scan of a folder (after any running one); resolves when it has
+   * run. A scan queued and not started yet covers any asked for meanwhile
+   * (full if one of them is): the polling timer, the full rescan timer, the
+   * offline probe and repeated requests each queued one more scan, so a
+   * folder whose scan outlasts the poll interval piled up scans without end
+   * and was rescanned back to back for good.
+   */
   function scan(id: string, full: boolean): Promise<void> {
     const st = stateOf(id);
-    return enqueue(st, () => runScan(st, full));
+    if (st.queuedScan) {
+      st.queuedScan.full ||= full;
+      return st.queuedScan.run;
+    }
+    const queued: { full: boolean; run: Promise<void> } = { full, run: Promise.resolve() };
+    st.queuedScan = queued;
+    queued.run = enqueue(st, () => {
+      if (st.queuedScan === queued) st.queuedScan = undefined;
+      return runScan(st, queued.full);
+    });
+    return queued.run;
   }
 
   /** Stops every background activity of a folder (before it is deleted). */
