@@ -92,4 +92,38 @@ describe("an empty watched root: emptied on purpose, or an unplugged drive", () 
       }
     }
   });
+
+  it("keeps the index of an unplugged drive whose mount point something wrote into meanwhile", async () => {
+    const parent = hostTree({});
+    roots.push(parent);
+    const mnt = join(parent, "disk");
+    mkdirSync(mnt);
+    if (!mountTmpfs(mnt)) return;
+    try {
+      writeFileSync(join(mnt, "film.mkv"), "film");
+      const f = folders(s, token);
+      const created = await f.create({ name: "Disk", path: mnt });
+      const scanned = await f.settled(created.body.id);
+      expect(await f.names(created.body.id)).toEqual(["/Disk/film.mkv"]);
+      await unplug(mnt);
+      // A download client, not knowing the drive is gone, writes into the bare mount point.
+      mkdirSync(join(mnt, "downloads"));
+      writeFileSync(join(mnt, "downloads", "new.part"), "partial");
+      await s.api("POST", `/api/v1/watched-folders/${created.body.id}/scan`, { token });
+      const offline = await waitFor(
+        () => f.get(created.body.id),
+        // Offline, or scanned again (and the index followed the bare directory).
+        (x) => x.status === "offline" || x.last_scan_finished_at > scanned.last_scan_finished_at,
+      );
+      expect(offline.status).toBe("offline");
+      expect(offline.status_message ?? "").toMatch(/unplugged/);
+      expect(await f.names(created.body.id)).toEqual(["/Disk/film.mkv"]);
+    } finally {
+      try {
+        execFileSync("umount", [mnt], { stdio: "pipe" });
+      } catch {
+        // already unmounted
+      }
+    }
+  });
 });

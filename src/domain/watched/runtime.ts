@@ -135,7 +135,11 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     let reason: string | undefined;
     if (!root) reason = "host folder is missing (drive unmounted or removed?)";
     else if (root !== row.path) reason = "host folder now resolves to another place";
-    else if ((await listDir(root)).entries.length === 0 && repo.hasFiles(row.id)) {
+    else if (row.root_was_mount && (await deviceOf(root))?.mountPoint === false) {
+      // Whatever the bare mount point holds (an app that wrote into it while the drive was away), it
+      // is not the drive: following it would drop the drive's whole index, tags and positions with it.
+      reason = "the drive mounted here is unplugged (its mount point is a plain directory now)";
+    } else if ((await listDir(root)).entries.length === 0 && repo.hasFiles(row.id)) {
       reason = await emptyRootReason(row, root);
     }
     if (!reason) return root;
