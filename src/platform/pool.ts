@@ -22,6 +22,28 @@ export function createLimit(concurrency: number): <T>(job: () => Promise<T>) => 
 }
 
 /**
+ * createLimit per key: the jobs of one key run at most `concurrency` at once
+ * (the rest wait in order), and never make another key's jobs wait. A key
+ * is forgotten once it has nothing running or waiting.
+ */
+export function createKeyedLimit(concurrency: number): <T>(key: string, job: () => Promise<T>) => Promise<T> {
+  const byKey = new Map<string, { limit: ReturnType<typeof createLimit>; pending: number }>();
+  return async (key, job) => {
+    let entry = byKey.get(key);
+    if (!entry) {
+      entry = { limit: createLimit(concurrency), pending: 0 };
+      byKey.set(key, entry);
+    }
+    entry.pending++;
+    try {
+      return await entry.limit(job);
+    } finally {
+      if (--entry.pending === 0) byKey.delete(key);
+    }
+  };
+}
+
+/**
  * Runs `count` copies of `worker` at once (they pull from shared state) and
  * resolves when all have returned. When one fails, the others still run to
  * their end (a worker should stop pulling once another failed) and the

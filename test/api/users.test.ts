@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { claimsOf, createUser, GOOD_PASSWORD, register, type Session } from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -208,5 +209,63 @@ describe("users (org admin)", () => {
     const list = await s.api("GET", "/api/v1/users", { token: other.token });
     expect(list.body.users.map((u: { username: string }) => u.username)).toEqual(["outsider"]);
     expect((await s.api("GET", "/api/v1/users/not-an-id", { token: admin })).status).toBe(400);
+  });
+});
+
+describe("users: password hashing at one caller's request", () => {
+  let s: TestServer;
+  // The real cost (config defaults): each hash holds a libuv thread for a while.
+  beforeAll(async () => {
+    s = await startServer({
+      auth: { registration_enabled: true, password_hash_memory_kib: 19456, password_hash_iterations: 2 },
+    });
+  });
+  afterAll(() => s.close());
+
+  /** Another process (a client of its own) sends `n` resets at once; prints a line per answer. */
+  function burstOfResets(n: number, token: string, userId: string) {
+    const script = `
+      const url = process.env.URL + "/api/v1/users/" + process.env.TARGET + "/reset-password";
+      const send = () => fetch(url, {
+        method: "POST",
+        headers: { authorization: "Bearer " + process.env.TOKEN, "content-type": "application/json" },
+        body: JSON.stringify({ new_password: "another-Strong-pass-77" }),
+      }).then((r) => r.text().then(() => console.log(r.status)));
+      await Promise.all(Array.from({ length: Number(process.env.N) }, send));`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      env: { ...process.env, URL: s.url, TOKEN: token, TARGET: userId, N: String(n) },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const statuses: string[] = [];
+    let first!: () => void;
+    const started = new Promise<void>((r) => {
+      first = r;
+    });
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      statuses.push(...chunk.split("\n").filter(Boolean));
+      first();
+    });
+    const done = new Promise<void>((r) => child.on("close", () => r()));
+    return { statuses, started, done };
+  }
+
+  it("a burst of resets by one admin does not hold up another organization's sign-in", async () => {
+    const admin = await s.login();
+    const target = await createUser(s, admin, "reset-target");
+    await register(s, "bystander");
+    const n = 48;
+    const burst = burstOfResets(n, admin, target.userId);
+    // Once the first reset is answered (and a moment more), the others are all at the server.
+    await burst.started;
+    await new Promise((r) => setTimeout(r, 200));
+    const login = await s.api("POST", "/api/v1/auth/login", {
+      body: { username: "bystander", password: GOOD_PASSWORD },
+    });
+    const answeredBeforeLogin = burst.statuses.length;
+    await burst.done;
+    expect(login.status).toBe(200);
+    expect(burst.statuses).toEqual(Array(n).fill("200"));
+    // The admin's resets wait their turn among themselves, not in front of everyone else.
+    expect(answeredBeforeLogin).toBeLessThan(n / 2);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLimit, mapLimit, runWorkers } from "../../src/platform/pool.ts";
+import { createKeyedLimit, createLimit, mapLimit, runWorkers } from "../../src/platform/pool.ts";
 
 describe("pool", () => {
   it("limits jobs to `concurrency` at once, starting waiters in order, a failure freeing its slot", async () => {
@@ -30,6 +30,34 @@ describe("pool", () => {
     const one = createLimit(1);
     await expect(one(() => Promise.reject(new Error("x")))).rejects.toThrow("x");
     await expect(one(async () => "next")).resolves.toBe("next");
+  });
+
+  it("limits each key on its own: one key's queue never holds up another key", async () => {
+    const limit = createKeyedLimit(1);
+    const log: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const a1 = limit("a", async () => {
+      log.push("a1 start");
+      await held;
+      log.push("a1 end");
+    });
+    const a2 = limit("a", async () => {
+      log.push("a2 start");
+    });
+    // b runs to its end while a's first job still holds a's only slot.
+    await limit("b", async () => {
+      log.push("b");
+    });
+    expect(log).toEqual(["a1 start", "b"]);
+    release();
+    await Promise.all([a1, a2]);
+    expect(log).toEqual(["a1 start", "b", "a1 end", "a2 start"]);
+    // A failure frees the key's slot.
+    await expect(limit("a", () => Promise.reject(new Error("x")))).rejects.toThrow("x");
+    await expect(limit("a", async () => "next")).resolves.toBe("next");
   });
 
   it("maps in order with at most `limit` calls in flight", async () => {

@@ -51,7 +51,7 @@ export function createOrgsService(deps: { orgs: OrgsRepo; users: UsersService })
     const created = createOrganization(orgs, data.name);
     if (data.admin) {
       try {
-        await deps.users.provision(created.id, data.admin, created.admin);
+        await deps.users.provision(created.id, data.admin, created.admin, actor);
       } catch (err) {
         orgs.delete(created.id); // no half-made organization without its admin
         throw err;

@@ -2,6 +2,7 @@ import { conflictOnUnique } from "../../db/unique.ts";
 import { AppError, notFound } from "../../errors.ts";
 import { newId, nowIso } from "../../platform/ids.ts";
 import type { PasswordHasher } from "../../platform/passwords.ts";
+import { createKeyedLimit, createLimit } from "../../platform/pool.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { assertStrongPassword } from "../auth/password-policy.ts";
 import { type Page, PageQuery } from "../page.schemas.ts";
@@ -44,6 +45,19 @@ export function createUsersService(deps: {
 }) {
   const { users, roles, passwords } = deps;
 
+  /**
+   * Hashes made at a signed-in caller's request (creating users, resetting
+   * passwords) run one at a time per caller and two at once in all. An
+   * Argon2 hash holds one of libuv's four threads (and its memory cost) for
+   * ~100 ms: a burst of resets by one organization admin queued every other
+   * user's file reads and sign-ins behind it for seconds. Sign-in and
+   * registration hash outside this gate (they are rate limited per address).
+   */
+  const perCaller = createKeyedLimit(1);
+  const inAll = createLimit(2);
+  const hashFor = (by: Actor | undefined, password: string): Promise<string> =>
+    by ? perCaller(by.userId, () => inAll(() => passwords.hash(password))) : passwords.hash(password);
+
   function detail(u: UserRow): UserDetail {
     const held = users.rolesOf(u.id);
     return {
@@ -74,13 +88,19 @@ export function createUsersService(deps: {
 
   /**
    * Creates a user in `organizationId` holding `roleId`, with no permission
-   * check: for register, organization creation and `create` below. Checks the
-   * password policy and uniqueness; stores only the argon2id hash.
+   * check: for register, organization creation and `create` below (`by`:
+   * the caller it is made for, whose hashes queue one at a time). Checks
+   * the password policy and uniqueness; stores only the argon2id hash.
    */
-  async function provision(organizationId: string, account: NewAccount, roleId: string): Promise<UserRow> {
+  async function provision(
+    organizationId: string,
+    account: NewAccount,
+    roleId: string,
+    by?: Actor,
+  ): Promise<UserRow> {
     assertStrongPassword(account.password, account.username);
     assertAvailable(account);
-    const hash = await passwords.hash(account.password);
+    const hash = await hashFor(by, account.password);
     assertAvailable(account); // again: hashing yielded to other requests
     const now = nowIso();
     const id = newId();
@@ -131,7 +151,7 @@ export function createUsersService(deps: {
     const data = parseInput(CreateUserInput, input);
     const role = roles.resolve(actor, data.role ?? "Member");
     roles.checkGrantable(actor, role.permissions);
-    return detail(await provision(actor.organizationId, data, role.id));
+    return detail(await provision(actor.organizationId, data, role.id, actor));
   }
 
   function list(actor: Actor, page: Partial<Page>) {
@@ -180,7 +200,7 @@ export function createUsersService(deps: {
     const { new_password } = parseInput(ResetPasswordInput, input);
     const user = target(actor, id);
     assertStrongPassword(new_password, user.username);
-    const hash = await passwords.hash(new_password);
+    const hash = await hashFor(actor, new_password);
     // The user chose none of this: they must pick their own at next sign-in.
     users.update(user.id, {
       password_hash: hash,
