@@ -1,4 +1,4 @@
-import { type FSWatcher, lstatSync, readFileSync, watch } from "node:fs";
+import { type FSWatcher, readFileSync, watch } from "node:fs";
 import { basename, join } from "node:path";
 
 /** Live watches on the directories of one host tree. */
@@ -90,12 +90,13 @@ export function watchDirs(root: string, opts: WatchDirsOptions): DirWatch {
     if (closed || watchers.get(rel) !== old) return;
     let fresh: DirWatcher | undefined;
     let failed: NodeJS.ErrnoException | undefined;
-    if (lstatSync(join(root, rel), { throwIfNoEntry: false })?.isDirectory()) {
-      try {
-        fresh = open(rel);
-      } catch (e) {
-        failed = e as NodeJS.ErrnoException;
-      }
+    // No stat first (it could block the event loop on a network mount). Should a file now hold the
+    // name, its watch reports its parent's changes harmlessly, and is made afresh in turn when the
+    // file goes (its own event).
+    try {
+      fresh = open(rel);
+    } catch (e) {
+      failed = e as NodeJS.ErrnoException;
     }
     old.close();
     if (fresh) watchers.set(rel, fresh);
