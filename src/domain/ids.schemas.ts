@@ -17,6 +17,12 @@ export const pathId = (name = "id", description?: string) =>
       ...(description ? { description } : {}),
     });
 
+/**
+ * An id in a request body (`user_id` of a member or a role assignment): a
+ * malformed one is 400, like a path id and like RPC's `*_id` fields.
+ */
+export const BodyId = z.string().refine(isId, { message: "not a valid id" }).openapi({ format: "uuid" });
+
 /** `{id}` path parameters. */
 export const IdParam = z.object({ id: pathId() });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, register, type Session } from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { connectJson } from "../rpc/clients.ts";
 
 describe("groups", () => {
   let s: TestServer;
@@ -80,6 +81,35 @@ describe("groups", () => {
     expect(rm2.status).toBe(404);
     const bad = await s.api("POST", `/api/v1/groups/${g.body.id}/members`, { token: admin, body: {} });
     expect(bad.status).toBe(400);
+  });
+
+  it("a malformed user id in a body is 400 over REST as over RPC, for members and role assignments", async () => {
+    const g = await s.api("POST", "/api/v1/groups", { token: admin, body: { name: "Malformed" } });
+    const member = (user_id: string) =>
+      s.api("POST", `/api/v1/groups/${g.body.id}/members`, { token: admin, body: { user_id } });
+    const role = (await s.api("GET", "/api/v1/roles", { token: admin })).body.roles[0];
+    const assign = (user_id: string) =>
+      s.api("POST", `/api/v1/roles/${role.id}/assign`, { token: admin, body: { user_id } });
+    for (const r of [await member("x"), await member("../x"), await assign("nope")]) {
+      expect([r.status, r.body.error?.code]).toEqual([400, "ERR_VALIDATION"]);
+    }
+    const rpc = await connectJson(
+      s.url,
+      "attic.v1.GroupService/AddGroupMember",
+      { group_id: g.body.id, user_id: "x" },
+      admin,
+    );
+    expect([rpc.status, rpc.body.code]).toEqual([400, "invalid_argument"]);
+    // A well-formed id of nobody stays 404 on both.
+    const nobody = "01a25141-26f3-758d-b64b-6c5d2cb8a12e";
+    expect((await member(nobody)).status).toBe(404);
+    const rpcNobody = await connectJson(
+      s.url,
+      "attic.v1.GroupService/AddGroupMember",
+      { group_id: g.body.id, user_id: nobody },
+      admin,
+    );
+    expect([rpcNobody.status, rpcNobody.body.code]).toEqual([404, "not_found"]);
   });
 
   it("keeps organizations apart: foreign groups and users answer 404", async () => {

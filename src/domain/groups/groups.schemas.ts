@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { BodyId } from "../ids.schemas.ts";
 import { Label } from "../users/users.schemas.ts";
 
 const GroupName = Label(100);
@@ -32,9 +33,7 @@ export const UpdateGroupInput = z
   .object({ name: GroupName.optional(), description: z.string().max(500).optional() })
   .openapi("UpdateGroupRequest");
 
-export const AddMemberInput = z
-  .object({ user_id: z.string().min(1).max(100) })
-  .openapi("AddGroupMemberRequest");
+export const AddMemberInput = z.object({ user_id: BodyId }).openapi("AddGroupMemberRequest");
 
 export const GroupMemberSchema = z
   .object({

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { BodyId } from "../ids.schemas.ts";
 import { Label } from "../users/users.schemas.ts";
 
 const Permission = z.string().min(1).max(65).openapi({ example: "file:read" });
@@ -36,9 +37,7 @@ export const UpdateRoleInput = z
   .openapi("UpdateRoleRequest");
 
 /** Body of assign and unassign. */
-export const RoleAssignmentInput = z
-  .object({ user_id: z.string().min(1).max(100) })
-  .openapi("RoleAssignmentRequest");
+export const RoleAssignmentInput = z.object({ user_id: BodyId }).openapi("RoleAssignmentRequest");
 
 export type Role = z.infer<typeof RoleSchema>;
 export type CreateRole = z.infer<typeof CreateRoleInput>;
