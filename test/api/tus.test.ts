@@ -131,4 +131,66 @@ describe("tus uploads", () => {
     expect((await tus(admin, "DELETE", path)).status).toBe(204);
     expect((await tus(admin, "HEAD", path)).status).toBe(404);
   });
+
+  it("answers every refusal with the API's JSON error body, the library's own refusals included", async () => {
+    const created = await tus(admin, "POST", "/api/v1/uploads", {
+      "upload-length": "5",
+      "upload-metadata": `filename ${b64("errors.txt")}`,
+    });
+    const path = new URL(created.headers.get("location")!, s.url).pathname;
+    const octets = { "content-type": "application/offset+octet-stream" };
+    const cases: [string, () => Promise<Response>, number, string][] = [
+      [
+        "wrong offset",
+        () => tus(admin, "PATCH", path, { ...octets, "upload-offset": "3" }, Buffer.from("ab")),
+        409,
+        "ERR_CONFLICT",
+      ],
+      [
+        "past its length",
+        () => tus(admin, "PATCH", path, { ...octets, "upload-offset": "0" }, Buffer.from("abcdefgh")),
+        413,
+        "ERR_PAYLOAD_TOO_LARGE",
+      ],
+      [
+        "another's upload",
+        () => tus(other.token, "PATCH", path, { ...octets, "upload-offset": "0" }, Buffer.from("ab")),
+        404,
+        "ERR_NOT_FOUND",
+      ],
+      ["no such upload", () => tus(admin, "DELETE", `${path}x`), 404, "ERR_NOT_FOUND"],
+      [
+        "no length",
+        () => tus(admin, "POST", "/api/v1/uploads", { "upload-metadata": `filename ${b64("x")}` }),
+        400,
+        "ERR_VALIDATION",
+      ],
+      [
+        "bad metadata",
+        () =>
+          tus(admin, "POST", "/api/v1/uploads", {
+            "upload-length": "1",
+            "upload-metadata": "filename !!!,,,",
+          }),
+        400,
+        "ERR_VALIDATION",
+      ],
+      ["no offset", () => tus(admin, "PATCH", path, octets, Buffer.from("ab")), 400, "ERR_VALIDATION"],
+      [
+        "no tus version",
+        () => fetch(s.url + path, { method: "DELETE", headers: { authorization: `Bearer ${admin}` } }),
+        412,
+        "ERR_VALIDATION",
+      ],
+    ];
+    for (const [what, send, status, code] of cases) {
+      const r = await send();
+      const text = await r.text();
+      expect([what, r.status], text).toEqual([what, status]);
+      expect([what, r.headers.get("content-type")]).toEqual([what, "application/json"]);
+      const body = JSON.parse(text) as { error: { code: string; message: string } };
+      expect([what, body.error.code]).toEqual([what, code]);
+      expect(body.error.message.length).toBeGreaterThan(0);
+    }
+  });
 });

@@ -7,7 +7,7 @@ import { FileStore } from "@tus/file-store";
 import { EVENTS, Server } from "@tus/server";
 import type { AppContext } from "../../context.ts";
 import type { Actor } from "../../domain/actor.ts";
-import { AppError, fromSystemError } from "../../errors.ts";
+import { AppError, ERRORS, type ErrorCode, fromSystemError } from "../../errors.ts";
 import { fsyncPath } from "../../platform/blobstore.ts";
 import type { SpaceReserve } from "../../platform/disk-space.ts";
 import { actorOf, type Router } from "../env.ts";
@@ -64,12 +64,18 @@ class SyncCreatedFileStore extends FileStore {
     }
   }
 
-  /** A finished upload's file may have been taken already; its record goes all the same. */
+  /**
+   * A finished upload's file may have been taken already; its record goes all
+   * the same. An upload with neither (never made, or removed already) is 404.
+   */
   override async remove(id: string) {
-    await unlink(join(this.dir, id)).catch((err: NodeJS.ErrnoException) => {
+    const missing = (err: NodeJS.ErrnoException) => {
       if (err.code !== "ENOENT") throw err;
-    });
-    await this.configstore.delete(id);
+      return false;
+    };
+    const file = await unlink(join(this.dir, id)).then(() => true, missing);
+    const record = await this.configstore.delete(id).then(() => true, missing);
+    if (!file && !record) throw refusal(new AppError("NOT_FOUND", "upload not found"));
   }
 }
 // (Private in its typings, so shadowed on the subclass's prototype: the base class is untouched.)
@@ -82,6 +88,43 @@ const refusal = (err: unknown) => {
     err instanceof AppError ? err : new AppError("INTERNAL", "upload failed", undefined, { cause: err });
   return { status_code: e.status, body: JSON.stringify({ error: { code: e.wire, message: e.message } }) };
 };
+
+/** The API's code for a status the tus library refuses with (its bodies are plain text). */
+const LIBRARY_REFUSALS: Record<number, ErrorCode> = {
+  400: "VALIDATION",
+  // The library answers a missing Upload-Offset or Content-Type with 403: bad input, told as 400.
+  403: "VALIDATION",
+  404: "NOT_FOUND",
+  409: "CONFLICT",
+  410: "GONE",
+  412: "VALIDATION",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "VALIDATION",
+  501: "VALIDATION",
+};
+
+/**
+ * An error answer of the tus library as the rest of the API answers
+ * (`{"error": {"code", "message"}}`, application/json): its own refusals
+ * (a wrong offset, a missing header, an unknown upload) are plain text.
+ * Success answers and HEAD (no body) pass as they are.
+ */
+async function asApiError(res: Response, method: string): Promise<Response> {
+  if (res.status < 400 || method === "HEAD") return res;
+  const text = await res.text();
+  let body = text;
+  let status = res.status;
+  if (!text.startsWith('{"error":')) {
+    const code = LIBRARY_REFUSALS[status] ?? "INTERNAL";
+    if (code === "VALIDATION" && status === 403) status = 400;
+    const message = text.trim() || "upload refused";
+    body = JSON.stringify({ error: { code: ERRORS[code].wire, message } });
+  }
+  const headers = new Headers(res.headers);
+  headers.set("content-type", "application/json");
+  headers.set("content-length", String(Buffer.byteLength(body)));
+  return new Response(body, { status, headers });
+}
 
 /**
  * Resumable uploads, tus 1.0.0 (core, creation, creation-with-upload,
@@ -107,7 +150,7 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
   const actors = new WeakMap<Request, Actor>();
   const actorFor = (req: Request): Actor => {
     const a = actors.get(req);
-    if (!a) throw { status_code: 401, body: "authentication required" };
+    if (!a) throw refusal(new AppError("UNAUTHENTICATED", "authentication required"));
     return a;
   };
   const tus = new Server({
@@ -118,7 +161,7 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
     namingFunction: (req) => `${actorFor(req).userId}-${randomUUID()}`,
     async onIncomingRequest(req, uploadId) {
       if (!uploadId.startsWith(`${actorFor(req).userId}-`))
-        throw { status_code: 404, body: "upload not found" };
+        throw refusal(new AppError("NOT_FOUND", "upload not found"));
       // A PATCH declaring more bytes than the reserve leaves is refused before any is read.
       const declared = Number(req.headers.get("content-length") ?? Number.NaN);
       if (req.method === "PATCH" && declared > 0 && !files.reserve.allows(declared))
@@ -178,9 +221,9 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
   const handle = guards.auth("file:write");
   for (const path of ["/uploads", "/uploads/*"]) {
     r.use(path, handle);
-    r.all(path, (c) => {
+    r.all(path, async (c) => {
       actors.set(c.req.raw, actorOf(c));
-      return tus.handleWeb(c.req.raw);
+      return asApiError(await tus.handleWeb(c.req.raw), c.req.method);
     });
   }
   return r;
