@@ -67,4 +67,16 @@ describe("request log lines", () => {
     expect(line?.path).toBe("/s/[redacted]/download");
     expect(raw.some((l) => l.includes(shareToken))).toBe(false);
   });
+
+  it("masks the stream token of an HLS playlist or segment path", async () => {
+    const st = (await s.api("POST", `/api/v1/files/${fileId}/stream-token`, { token })).body.token as string;
+    for (const tail of ["index.m3u8", "seg-0.ts"]) {
+      // Not a video: the answer is a refusal, but the request is logged all the same.
+      const res = await fetch(`${s.url}/api/v1/files/${fileId}/hls/t/${st}/${tail}`);
+      await res.arrayBuffer();
+      const line = requestLine(res.headers.get("x-request-id") ?? "");
+      expect(line?.path).toBe(`/api/v1/files/${fileId}/hls/t/[redacted]/${tail}`);
+    }
+    expect(raw.some((l) => l.includes(st.slice(-32)))).toBe(false);
+  });
 });

@@ -5,10 +5,17 @@ import type { Metrics } from "../../platform/metrics.ts";
 import { requestIdOf } from "../../platform/request-id.ts";
 import type { Env } from "../env.ts";
 
-/** A public share link's path holds its token, which opens the share to anyone: logged masked. */
+/**
+ * Paths that hold a credential, logged masked: a public share link's token
+ * (it opens the share to anyone) and the stream token of an HLS playlist or
+ * segment (`/hls/t/<st>/…`: it reads the file for hours).
+ */
 const SHARE_LINK = /^\/s\/[^/]+/;
+const HLS_TOKEN = /\/hls\/t\/[^/]+/;
 const loggedPath = (path: string) =>
-  path.startsWith("/s/") ? path.replace(SHARE_LINK, "/s/[redacted]") : path;
+  path.startsWith("/s/")
+    ? path.replace(SHARE_LINK, "/s/[redacted]")
+    : path.replace(HLS_TOKEN, "/hls/t/[redacted]");
 
 /** Method labels of the duration histogram; HTTP/2 lets a client send any token, which would grow it without bound. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
