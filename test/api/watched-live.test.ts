@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
@@ -8,6 +9,7 @@ import { folders, hostTree, waitFor, write } from "./watched.helpers.ts";
 describe("live sync of watched folders", () => {
   let s: TestServer;
   let f: ReturnType<typeof folders>;
+  let token: string;
   const roots: string[] = [];
   /** A watched host tree, scanned and live. */
   const mounted = async (name: string, files: Record<string, string>) => {
@@ -25,7 +27,8 @@ describe("live sync of watched folders", () => {
 
   beforeAll(async () => {
     s = await startServer({ watch: { debounce: 0.2 } });
-    f = folders(s, await s.login());
+    token = await s.login();
+    f = folders(s, token);
   });
   afterAll(async () => {
     await s.close();
@@ -42,5 +45,32 @@ describe("live sync of watched folders", () => {
     write(root, "d/new.txt", "n");
     write(root, "e/new.txt", "n");
     await listed(id, ["/Swapped/d.old/a.txt", "/Swapped/d/new.txt", "/Swapped/e/new.txt"]);
+  });
+
+  it("finds the changes of a burst whose events the kernel dropped", async () => {
+    const { root, id } = await mounted("Burst", { "A/keep.txt": "k", "B/old.txt": "o", "C/gone.txt": "g" });
+    // The server's event loop is held (this process waits for the child) while 10,000 files are
+    // written (two events each): the kernel's queue (fs.inotify.max_queued_events, 16,384) fills,
+    // and the changes made after it, in B and C, raise no event at all.
+    const script = `const fs = require("node:fs");
+      for (let i = 0; i < 10000; i++) fs.writeFileSync(${JSON.stringify(root)} + "/A/f" + i + ".txt", "x");
+      fs.writeFileSync(${JSON.stringify(root)} + "/B/late.txt", "late");
+      fs.rmSync(${JSON.stringify(root)} + "/C/gone.txt");`;
+    execFileSync(process.execPath, ["-e", script]);
+    // The held loop outlived the keep-alive of the client's idle sockets: let their timers close
+    // them before the next request (else it goes out on one the server is closing: ECONNRESET).
+    await new Promise((r) => setTimeout(r, 100));
+    const found = async (q: string) =>
+      (await s.api("GET", `/api/v1/search?q=${q}`, { token })).body.files.map(
+        (x: { path: string }) => x.path,
+      );
+    await waitFor(
+      async () => [...(await found("late")), ...(await found("gone"))],
+      (paths) => JSON.stringify(paths) === JSON.stringify(["/Burst/B/late.txt"]),
+    );
+    await waitFor(
+      () => f.get(id),
+      (x) => x.files_indexed === 10_003,
+    );
   });
 });

@@ -341,6 +341,14 @@ export function createWatchRuntime(deps: RuntimeDeps) {
       debounceMs: cfg.debounce * 1000,
       onChanges: (changed) => queueSync(st, changed),
       onError: (err) => watchFailed(st, err),
+      onOverflow: () => {
+        // Lost events leave ghost rows and missing files nobody would report: a full rescan finds them.
+        log.warn(
+          { folder: st.id },
+          "the kernel dropped file-system events of a burst; rescanning the folder",
+        );
+        void scan(st.id, true);
+      },
       onSkip: (rel, err) => {
         // One unreadable subfolder is skipped (and rescanned with the others), not the whole folder polled.
         st.unwatchable.add(rel);
