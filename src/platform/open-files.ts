@@ -1,4 +1,4 @@
-import { close, open, read, readlink, readSync } from "node:fs";
+import { close, constants, fstat, open, read, readlink, readSync } from "node:fs";
 
 /** A file open for positional reads; `release()` once done (more calls are ignored). */
 export interface ReadableFile {
@@ -51,12 +51,18 @@ const ignore = () => {};
  * swapped for a symlink since the path was checked (a user of a network
  * share racing the download) would otherwise open what the link points at,
  * outside the folder. That is refused as if the file were gone (ENOENT).
+ * So is anything but a regular file found there: it is opened non-blocking,
+ * since a FIFO swapped in would hold a thread of libuv's small pool until
+ * someone wrote to it (four such downloads stall every file operation).
  */
 export async function openForRead(path: string, opts: { reuse: boolean }): Promise<ReadableFile> {
   if (!opts.reuse) {
-    const fd = await openFd(path);
-    const opened = await fdPath(fd).catch(() => undefined);
-    if (opened !== path) {
+    const fd = await openFd(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const [opened, regular] = await Promise.all([
+      fdPath(fd).catch(() => undefined),
+      isRegular(fd).catch(() => false),
+    ]);
+    if (opened !== path || !regular) {
       close(fd, ignore);
       throw Object.assign(new Error(`${path} changed since it was checked`), { code: "ENOENT" });
     }
@@ -205,9 +211,15 @@ function fdPath(fd: number): Promise<string> {
   });
 }
 
-function openFd(path: string): Promise<number> {
+function openFd(path: string, flags: number | string = "r"): Promise<number> {
   return new Promise((resolve, reject) => {
-    open(path, "r", (err, fd) => (err ? reject(err) : resolve(fd)));
+    open(path, flags, (err, fd) => (err ? reject(err) : resolve(fd)));
+  });
+}
+
+function isRegular(fd: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    fstat(fd, (err, st) => (err ? reject(err) : resolve(st.isFile())));
   });
 }
 

@@ -1,4 +1,14 @@
-import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -110,6 +120,22 @@ describe("small reads of kept files on the event loop", () => {
       });
     } finally {
       rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it("opens afresh only a regular file, never waiting on a FIFO swapped in", async () => {
+    const real = realpathSync(dir);
+    const fifo = join(real, "fifo");
+    execFileSync("mkfifo", [fifo]);
+    try {
+      await expect(openForRead(fifo, { reuse: false })).rejects.toMatchObject({ code: "ENOENT" });
+    } finally {
+      // Had the open blocked, a writer lets its thread go.
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // ENXIO: no reader waits on it
+      }
     }
   });
 
