@@ -20,7 +20,12 @@ export interface HostPolicy {
 
 export function createHostPolicy(opts: { dataDir: string; allowedRoots: readonly string[] }): HostPolicy {
   const dataDir = realOrSelf(opts.dataDir);
-  const roots = opts.allowedRoots.map((r) => realOrSelf(normalizeAbsolute(r)));
+  // Each root as written and as resolved: a path as written (a literal) may name a root through its
+  // link (/srv/media -> /mnt/disk1/media), its real path only the real one. A real path never lies
+  // under a link, so taking both forms for either admits nothing outside the roots.
+  const roots = [
+    ...new Set(opts.allowedRoots.flatMap((r) => [normalizeAbsolute(r), realOrSelf(normalizeAbsolute(r))])),
+  ];
   const touchesDataDir = (p: string) => isInside(p, dataDir) || isInside(dataDir, p);
   const inRoots = (p: string) => roots.length === 0 || roots.some((r) => isInside(p, r));
   const aboveRoot = (p: string) => roots.some((r) => isInside(r, p));

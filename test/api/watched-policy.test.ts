@@ -1,12 +1,12 @@
-import { mkdtempSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { folders, hostTree, waitFor } from "./watched.helpers.ts";
 
-/** The host policy holds for folders made before it changed, not only when a folder is created. */
-describe("watched folders the host policy no longer allows", () => {
+/** The host policy (system dirs, the data dir, watch.allowed_roots) over watched folders. */
+describe("watched folders and the host policy", () => {
   const cleanup: string[] = [];
   let s: TestServer | undefined;
   afterAll(async () => {
@@ -30,6 +30,7 @@ describe("watched folders the host policy no longer allows", () => {
     }
   };
 
+  // It holds for folders made before it changed, not only when a folder is created.
   it("neither scans nor serves a folder that now holds Attic's data directory", async () => {
     const root = hostTree({ "photo.jpg": "p" });
     const dataDir = mkdtempSync(join(tmpdir(), "attic-moved-data-"));
@@ -72,5 +73,33 @@ describe("watched folders the host policy no longer allows", () => {
     expect(folder.status_message).toMatch(/allowed roots/);
     const dl = await s.api("GET", `/api/v1/files/${fileId}/download`, { token });
     expect([dl.status, dl.body.error?.code]).toEqual([403, "ERR_FORBIDDEN_PATH"]);
+  });
+
+  it("allows folders inside an allowed root that is reached through a symlink", async () => {
+    // /srv/media -> /mnt/disk1/media, say: the admin names the link in watch.allowed_roots.
+    const disk = hostTree({ "movies/film.mkv": "f" });
+    const links = hostTree({});
+    cleanup.push(disk, links);
+    const allowed = join(links, "media");
+    symlinkSync(disk, allowed);
+    mkdirSync(join(disk, "shows"));
+    s = await startServer({ watch: { allowed_roots: [allowed] } });
+    const token = await s.login();
+    const suggested = await s.api(
+      "GET",
+      `/api/v1/filesystem/path-suggestions?prefix=${encodeURIComponent(`${allowed}/`)}`,
+      { token },
+    );
+    expect([suggested.status, suggested.body.suggestions]).toEqual([
+      200,
+      [`${allowed}/movies`, `${allowed}/shows`],
+    ]);
+    const created = await folders(s, token).create({ name: "Movies", path: join(allowed, "movies") });
+    expect([created.status, created.body.path]).toEqual([201, join(disk, "movies")]);
+    // Still nothing outside it, through the link or not.
+    const outside = await folders(s, token).create({ name: "Links", path: links });
+    expect([outside.status, outside.body.error?.code]).toEqual([403, "ERR_FORBIDDEN_PATH"]);
+    await s.close();
+    s = undefined;
   });
 });
