@@ -19,6 +19,29 @@ import { sharePages } from "./routes/shares.ts";
 import { webUi } from "./static.ts";
 import { swaggerRoutes } from "./swagger.ts";
 
+/** The headers of resumable uploads (routes/uploads.ts, tus 1.0.0) a browser client on an allowed origin sends. */
+const TUS_REQUEST_HEADERS = [
+  "Tus-Resumable",
+  "Upload-Length",
+  "Upload-Defer-Length",
+  "Upload-Metadata",
+  "Upload-Offset",
+];
+/** …and reads: the new upload's Location, how far it got, and the stored file's id. */
+const TUS_RESPONSE_HEADERS = [
+  "Location",
+  "Tus-Resumable",
+  "Tus-Version",
+  "Tus-Extension",
+  "Tus-Max-Size",
+  "Upload-Length",
+  "Upload-Offset",
+  "Upload-Metadata",
+  "Upload-Defer-Length",
+  "Upload-Expires",
+  "Upload-File-Id",
+];
+
 /** Paths never rate limited: probes and scrapers call them on a timer. */
 const UNLIMITED = new Set(["/health", "/api/v1/health", "/metrics"]);
 
@@ -57,7 +80,15 @@ export function createApp(ctx: AppContext, limits: RateLimits): Router {
   app.use(requestLog(ctx.log, ctx.metrics));
   const corsMiddleware = cors({
     origin: (origin) => (ctx.cfg.server.cors_origins.includes(origin) ? origin : null),
-    allowHeaders: ["Authorization", "X-API-Key", "Content-Type", "Range", "If-Range", "X-Content-SHA256"],
+    allowHeaders: [
+      "Authorization",
+      "X-API-Key",
+      "Content-Type",
+      "Range",
+      "If-Range",
+      "X-Content-SHA256",
+      ...TUS_REQUEST_HEADERS,
+    ],
     exposeHeaders: [
       "Content-Length",
       "Content-Range",
@@ -67,6 +98,7 @@ export function createApp(ctx: AppContext, limits: RateLimits): Router {
       "X-RateLimit-Limit",
       "X-RateLimit-Remaining",
       "X-RateLimit-Reset",
+      ...TUS_RESPONSE_HEADERS,
     ],
     maxAge: 600,
   });

@@ -194,3 +194,61 @@ describe("tus uploads", () => {
     }
   });
 });
+
+/** A browser app on another origin (server.cors_origins) uploads with tus-js-client; other origins get no CORS grant. */
+describe("tus uploads across origins", () => {
+  const app = "http://app.example";
+  let s: TestServer;
+  let admin: string;
+  beforeAll(async () => {
+    s = await startServer({ server: { cors_origins: [app] } });
+    admin = await s.login();
+  });
+  afterAll(() => s.close());
+
+  const create = (origin: string) =>
+    fetch(`${s.url}/api/v1/uploads`, {
+      method: "POST",
+      headers: {
+        origin,
+        authorization: `Bearer ${admin}`,
+        "tus-resumable": "1.0.0",
+        "upload-length": "3",
+        "upload-metadata": `filename ${b64(`from-${origin.length}.txt`)}`,
+      },
+    });
+  const list = (h: Headers, name: string) =>
+    (h.get(name) ?? "")
+      .toLowerCase()
+      .split(",")
+      .map((x) => x.trim());
+
+  it("lets a configured origin send the tus headers and read Location and Upload-Offset", async () => {
+    const preflight = await fetch(`${s.url}/api/v1/uploads`, {
+      method: "OPTIONS",
+      headers: {
+        origin: app,
+        "access-control-request-method": "PATCH",
+        "access-control-request-headers":
+          "authorization,content-type,tus-resumable,upload-length,upload-metadata,upload-offset",
+      },
+    });
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(app);
+    const allowed = list(preflight.headers, "access-control-allow-headers");
+    for (const h of ["tus-resumable", "upload-length", "upload-metadata", "upload-offset", "authorization"])
+      expect(allowed).toContain(h);
+    const created = await create(app);
+    expect(created.status).toBe(201);
+    expect(created.headers.get("access-control-allow-origin")).toBe(app);
+    const exposed = list(created.headers, "access-control-expose-headers");
+    for (const h of ["location", "upload-offset", "upload-length", "tus-resumable", "upload-file-id"])
+      expect(exposed).toContain(h);
+  });
+
+  it("grants no other origin, where the library alone said '*'", async () => {
+    const created = await create("http://evil.example");
+    expect(created.status).toBe(201);
+    expect(created.headers.get("access-control-allow-origin")).not.toBe("*");
+    expect(created.headers.get("access-control-allow-origin")).not.toBe("http://evil.example");
+  });
+});

@@ -158,6 +158,8 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
     datastore: store,
     ...(ctx.cfg.storage.max_upload_bytes > 0 ? { maxSize: ctx.cfg.storage.max_upload_bytes } : {}),
     respectForwardedHeaders: ctx.cfg.server.trust_proxy,
+    // The API's CORS (app.ts) decides who may call; unset, the library grants every origin ('*').
+    allowedOrigins: ctx.cfg.server.cors_origins,
     namingFunction: (req) => `${actorFor(req).userId}-${randomUUID()}`,
     async onIncomingRequest(req, uploadId) {
       if (!uploadId.startsWith(`${actorFor(req).userId}-`))
