@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { folders, hostTree, waitFor, write } from "./watched.helpers.ts";
@@ -71,6 +72,35 @@ describe("live sync of watched folders", () => {
     await waitFor(
       () => f.get(id),
       (x) => x.files_indexed === 10_003,
+    );
+  });
+
+  it("goes on syncing after a sync failed, even when its status could not be written", {
+    timeout: 60_000,
+  }, async () => {
+    const { root, id } = await mounted("Locked", { "a.txt": "a" });
+    // Another process holds the database's write lock past the busy timeout (a backup script, an
+    // admin's sqlite3 shell; a full disk fails the same writes): the sync fails, and so does
+    // writing the folder's error status.
+    const other = new Database(join(s.dataDir, "attic.db"));
+    try {
+      other.exec("BEGIN IMMEDIATE");
+      write(root, "b.txt", "b");
+      await waitFor(
+        async () => (await s.api("GET", "/health")).body.details?.watched_folders?.status,
+        (status) => status === "degraded",
+        45_000,
+      );
+      other.exec("COMMIT");
+    } finally {
+      other.close();
+    }
+    write(root, "c.txt", "c");
+    await listed(id, ["/Locked/a.txt", "/Locked/b.txt", "/Locked/c.txt"]);
+    // Live again: the error is over.
+    await waitFor(
+      () => f.get(id),
+      (x) => x.status === "watching",
     );
   });
 });

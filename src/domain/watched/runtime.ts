@@ -116,11 +116,19 @@ export function createWatchRuntime(deps: RuntimeDeps) {
   ): void {
     st.status = status;
     st.message = message;
-    repo.updateFolder(st.id, { status, status_message: message, ...extra });
     const counts: Record<string, number> = {};
     for (const s of states.values()) counts[s.status] = (counts[s.status] ?? 0) + 1;
     for (const name of ["idle", "scanning", "watching", "polling", "offline", "error"]) {
       metrics.watchedFolders.set({ status: name }, counts[name] ?? 0);
+    }
+    try {
+      repo.updateFolder(st.id, { status, status_message: message, ...extra });
+    } catch (err) {
+      // The database refused (locked past the busy timeout, disk full): the status stays in memory
+      // (/health reads it there) and is written with the next one. Thrown from a job's error handler
+      // or a watcher's callback, it rejected the folder's queue for good (no sync nor scan ran any
+      // more) and, unhandled, ended the process.
+      log.error({ err, folder: st.id, status }, "could not record a watched folder's status");
     }
   }
 
@@ -446,6 +454,8 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     record(stats);
     if (stats.indexed + stats.removed > 0)
       repo.updateFolder(st.id, { files_indexed: await countFiles(repo, st.id) });
+    // A sync that failed before left the folder in error: this one went through, it is live again.
+    if (st.status === "error" && st.watch) setStatus(st, "watching", null);
     kickHasher(st, root);
   }
 
