@@ -268,4 +268,46 @@ describe("users: password hashing at one caller's request", () => {
     // The admin's resets wait their turn among themselves, not in front of everyone else.
     expect(answeredBeforeLogin).toBeLessThan(n / 2);
   });
+
+  it("a reset waiting its turn is checked again: a target promoted meanwhile is refused", async () => {
+    const admin = await s.login();
+    const role = await s.api("POST", "/api/v1/roles", {
+      token: admin,
+      body: {
+        name: "Helpdesk",
+        description: "",
+        permissions: ["user:manage", "file:*", "org:read", "apikey:*", "settings:*"],
+      },
+    });
+    expect(role.status).toBe(201);
+    const helpdesk = await createUser(s, admin, "helpdesk", "Helpdesk");
+    const filler = await createUser(s, admin, "filler");
+    const victim = await createUser(s, admin, "soon-admin");
+    const reset = (id: string) =>
+      s.api("POST", `/api/v1/users/${id}/reset-password`, {
+        token: helpdesk.token,
+        body: { new_password: "helpdesk-Chosen-pass-5" },
+      });
+    // The helpdesk's own resets queue one at a time: the victim's waits behind the filler's.
+    let answered = 0;
+    const fillers = Array.from({ length: 8 }, () => reset(filler.userId).then(() => answered++));
+    const pending = reset(victim.userId);
+    while (answered === 0) await new Promise((r) => setTimeout(r, 5));
+    const promote = await s.api("PUT", `/api/v1/users/${victim.userId}`, {
+      token: admin,
+      body: { role: "Admin" },
+    });
+    expect(promote.status).toBe(200);
+    const late = await pending;
+    await Promise.all(fillers);
+    expect([late.status, late.body.error?.code]).toEqual([403, "ERR_PERMISSION_DENIED"]);
+    // The new Admin's password is still their own.
+    expect(
+      (
+        await s.api("POST", "/api/v1/auth/login", {
+          body: { username: "soon-admin", password: GOOD_PASSWORD },
+        })
+      ).status,
+    ).toBe(200);
+  });
 });

@@ -201,6 +201,8 @@ export function createUsersService(deps: {
     const user = target(actor, id);
     assertStrongPassword(new_password, user.username);
     const hash = await hashFor(actor, new_password);
+    // Again: while the hash waited its turn the target may have been promoted past the actor.
+    target(actor, id);
     // The user chose none of this: they must pick their own at next sign-in.
     users.update(user.id, {
       password_hash: hash,
