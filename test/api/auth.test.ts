@@ -278,6 +278,23 @@ describe("auth: register, login, refresh, logout, password, profile", () => {
     expect(taken.status).toBe(409);
     const bad = await s.api("PUT", "/api/v1/auth/profile", { token: h.token, body: { email: "nope" } });
     expect(bad.status).toBe(400);
+    // The shown name obeys the same rule as when an admin sets it: no control, bidi or zero-width characters.
+    for (const display_name of ["evil\u001b[31m\nname", "nul\u0000", "\u202enimdA", "Ad\u200bmin"]) {
+      const r = await s.api("PUT", "/api/v1/auth/profile", { token: h.token, body: { display_name } });
+      expect([JSON.stringify(display_name), r.status, r.body.error?.code]).toEqual([
+        JSON.stringify(display_name),
+        400,
+        "ERR_VALIDATION",
+      ]);
+      const byAdmin = await s.api("PUT", `/api/v1/users/${h.userId}`, {
+        token: h.token,
+        body: { display_name },
+      });
+      expect([JSON.stringify(display_name), byAdmin.status]).toEqual([JSON.stringify(display_name), 400]);
+    }
+    expect((await s.api("GET", "/api/v1/auth/profile", { token: h.token })).body.display_name).toBe(
+      "Heidi H.",
+    );
     expect(await s.login("heidi2", GOOD_PASSWORD)).toEqual(expect.any(String));
   });
 

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { OrgName } from "../orgs/orgs.schemas.ts";
-import { Email, Password, Username } from "../users/users.schemas.ts";
+import { DisplayName, Email, Password, Username } from "../users/users.schemas.ts";
 
 export const LoginInput = z
   .object({
@@ -65,7 +65,7 @@ export const ProfileUpdateInput = z
   .object({
     username: Username.optional(),
     email: Email.optional(),
-    display_name: z.string().trim().max(100).nullable().optional(),
+    display_name: DisplayName.nullable().optional(),
   })
   .openapi("ProfileUpdateRequest");
 

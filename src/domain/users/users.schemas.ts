@@ -23,11 +23,13 @@ export const Label = (max: number) =>
     .refine((v) => !/\p{Cc}/u.test(v), "must not contain control characters")
     .refine((v) => !DECEPTIVE.test(v), "must not contain bidi controls or zero-width characters");
 
+/** A person's shown name: trimmed, at most 100 characters, nothing that hides or reorders text. */
 export const DisplayName = z
   .string()
   .trim()
   .max(100)
-  .refine((v) => !/\p{Cc}/u.test(v), "must not contain control characters");
+  .refine((v) => !/\p{Cc}/u.test(v), "must not contain control characters")
+  .refine((v) => !DECEPTIVE.test(v), "must not contain bidi controls or zero-width characters");
 
 /** A role given by id or by name (case-insensitive). */
 export const RoleRef = z.string().min(1).max(100).openapi({ example: "Member" });
