@@ -50,6 +50,10 @@ describe("API keys", () => {
     expect(wider.status).toBe(403);
     const all = await create(member.token, { name: "all", permissions: ["*:*"] });
     expect(all.status).toBe(403);
+    for (const name of ["line\nbreak", "\u202ekey", " "]) {
+      const r = await create(member.token, { name, permissions: ["file:read"] });
+      expect([JSON.stringify(name), r.status]).toEqual([JSON.stringify(name), 400]);
+    }
     for (const permissions of [["file"], ["FILE:READ"], ["nope:read"], [], ["file:read", 3]]) {
       const r = await create(member.token, { name: "bad", permissions });
       expect(r.status, JSON.stringify(permissions)).toBe(400);

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { Label } from "../users/users.schemas.ts";
 
 /** An API key as listed: never the secret. */
 export const ApiKeySchema = z
@@ -22,7 +23,7 @@ export const ApiKeyListSchema = z.object({ keys: z.array(ApiKeySchema) }).openap
 
 export const CreateApiKeyInput = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: Label(100),
     organization_id: z
       .string()
       .max(100)
