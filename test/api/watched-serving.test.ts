@@ -1,4 +1,4 @@
-import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -47,6 +47,44 @@ describe("serving watched files from the host, and rescans (live watching off)",
     expect(part.status).toBe(206);
     expect(part.headers.get("content-range")).toBe(`bytes 1000-1999/${video.length}`);
     expect(Buffer.from(await part.arrayBuffer()).equals(video.subarray(1000, 2000))).toBe(true);
+  });
+
+  it("stops answering a hash as the tag of a host file edited in place since it was hashed", async () => {
+    const root2 = hostTree({ "edit.txt": "first version" });
+    roots.push(root2);
+    const created = await folders(s, token).create({ name: "Edited", path: root2 });
+    await folders(s, token).settled(created.body.id);
+    const list = await s.api("GET", `/api/v1/watched-folders/${created.body.id}/files?limit=10`, { token });
+    const id = (list.body.files as { id: string; name: string }[]).find((f) => f.name === "edit.txt")!.id;
+    const hashed = (await waitFor(
+      async () => (await s.api("GET", `/api/v1/files/${id}`, { token })).body.hash as string,
+      (hash) => Boolean(hash),
+    ))!;
+    const first = await fetch(`${s.url}/api/v1/files/${id}/download`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const oldTag = first.headers.get("etag")!;
+    expect(oldTag).toBe(`"${hashed.slice(0, 32)}"`);
+    await first.arrayBuffer();
+    // Same length, other bytes, another mtime: live watching is off, so the row keeps the old hash.
+    writeFileSync(join(root2, "edit.txt"), "other version");
+    const later = new Date(Date.now() + 5000);
+    utimesSync(join(root2, "edit.txt"), later, later);
+    const cached = await fetch(`${s.url}/api/v1/files/${id}/download`, {
+      headers: { authorization: `Bearer ${token}`, "if-none-match": oldTag },
+    });
+    expect(cached.status).toBe(200);
+    expect(await cached.text()).toBe("other version");
+    expect(cached.headers.get("etag")).not.toBe(oldTag);
+    const resumed = await fetch(`${s.url}/api/v1/files/${id}/download`, {
+      headers: { authorization: `Bearer ${token}`, range: "bytes=6-", "if-range": oldTag },
+    });
+    // The old copy cannot be resumed: the whole new file, never its tail spliced onto the old bytes.
+    expect(resumed.status).toBe(200);
+    expect(await resumed.text()).toBe("other version");
+    // The other cases count this server's watched folders.
+    const removed = await s.api("DELETE", `/api/v1/watched-folders/${created.body.id}`, { token });
+    expect(removed.status).toBeLessThan(300);
   });
 
   it("never indexes nor serves a symlink leaving the root", async () => {

@@ -65,10 +65,25 @@ export async function locateContent(
  * A file's strong entity tag: the first 128 bits of its SHA-256 (as safe a
  * validator as the whole hash, and short enough for clients that cap header
  * lengths, such as WebDAV `If` headers), or size and mtime while a watched
- * file is not hashed yet.
+ * file is not hashed yet. A watched file's hash names the bytes it was
+ * computed from, so it is the tag only while the file served (`size`,
+ * `mtimeMs`) still has the size and mtime its row recorded: a host file
+ * edited in place keeps its row's old hash until the next sync sees the
+ * change (a debounce on a local disk, up to the next full rescan on a
+ * network mount, where the host sends no events), and answering that hash
+ * meanwhile gave a 304 for the old bytes, an If-Range 206 of new bytes
+ * spliced onto a client's old copy, and old thumbnails and conversions
+ * (keyed by the tag).
  */
-export function entityTag(row: Pick<FileRow, "hash">, size: number, mtimeMs: number): string {
-  return `"${row.hash ? row.hash.slice(0, 32) : `${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}`}"`;
+export function entityTag(
+  row: Pick<FileRow, "hash" | "size" | "host_mtime_ms">,
+  size: number,
+  mtimeMs: number,
+): string {
+  // Stored content (no host mtime) never changes under its row.
+  const current =
+    row.host_mtime_ms === null || (size === row.size && Math.trunc(mtimeMs) === row.host_mtime_ms);
+  return `"${row.hash && current ? row.hash.slice(0, 32) : `${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}`}"`;
 }
 
 export function openedContent(row: FileRow, loc: ContentLocation): OpenedContent {
