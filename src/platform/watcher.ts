@@ -183,11 +183,16 @@ function countEvent(): void {
 
 /** The kernel's inotify event queue length (`fs.inotify.max_queued_events`; 16384 where it cannot be read). */
 function maxQueuedEvents(): number {
+  return inotifyLimit("max_queued_events") ?? 16_384;
+}
+
+/** A positive number of /proc/sys/fs/inotify, or undefined where it cannot be read (not Linux). */
+function inotifyLimit(name: "max_queued_events" | "max_user_watches"): number | undefined {
   try {
-    const n = Number(readFileSync("/proc/sys/fs/inotify/max_queued_events", "utf8").trim());
-    return Number.isFinite(n) && n > 0 ? n : 16_384;
+    const n = Number(readFileSync(`/proc/sys/fs/inotify/${name}`, "utf8").trim());
+    return Number.isFinite(n) && n > 0 ? n : undefined;
   } catch {
-    return 16_384;
+    return undefined;
   }
 }
 
@@ -196,10 +201,5 @@ function maxQueuedEvents(): number {
  * or undefined where it cannot be read (not Linux).
  */
 export function maxUserWatches(): number | undefined {
-  try {
-    const n = Number(readFileSync("/proc/sys/fs/inotify/max_user_watches", "utf8").trim());
-    return Number.isFinite(n) && n > 0 ? n : undefined;
-  } catch {
-    return undefined;
-  }
+  return inotifyLimit("max_user_watches");
 }
