@@ -46,7 +46,15 @@ export function createAccountServices(deps: {
   const orgsRepo = createOrgsRepo(db);
   const auth = createAuthService({ db, users: usersRepo, tokens, passwords, metrics });
   const roles = createRolesService({ roles: createRolesRepo(db), users: usersRepo });
-  const users = createUsersService({ users: usersRepo, roles, passwords, revokeSessions: auth.revokeAllFor });
+  const apiKeysRepo = createApiKeysRepo(db);
+  const revokeApiKeys = (userId: string) => void apiKeysRepo.revokeAllOf(userId);
+  const users = createUsersService({
+    users: usersRepo,
+    roles,
+    passwords,
+    revokeSessions: auth.revokeAllFor,
+    revokeApiKeys,
+  });
   return {
     auth,
     usersRepo,
@@ -61,11 +69,12 @@ export function createAccountServices(deps: {
       passwords,
       metrics,
       ensureHome: deps.ensureHome,
+      revokeApiKeys,
     }),
     orgs: createOrgsService({ orgs: orgsRepo, users }),
     groups: createGroupsService({ groups: createGroupsRepo(db), users: usersRepo }),
     apiKeys: createApiKeysService({
-      keys: createApiKeysRepo(db),
+      keys: apiKeysRepo,
       users: usersRepo,
       maxPerUser: cfg.auth.max_api_keys_per_user,
     }),

@@ -29,6 +29,13 @@ export function createApiKeysRepo(db: Db) {
         .where(and(eq(apiKeys.organization_id, orgId), eq(apiKeys.id, id), isNull(apiKeys.revoked_at)))
         .get(),
     insert: (row: typeof apiKeys.$inferInsert) => db.insert(apiKeys).values(row).returning().get(),
+    /** Revokes every live key of the user; the number revoked. */
+    revokeAllOf: (userId: string) =>
+      db
+        .update(apiKeys)
+        .set({ revoked_at: nowIso() })
+        .where(and(eq(apiKeys.user_id, userId), isNull(apiKeys.revoked_at)))
+        .run().changes,
     revoke: (orgId: string, id: string) =>
       db
         .update(apiKeys)

@@ -30,6 +30,8 @@ interface Deps {
   metrics: Metrics;
   /** The caller's personal folder, created on first use (grants.service.ts). */
   ensureHome: (actor: Actor) => string;
+  /** Revokes every API key of the user. */
+  revokeApiKeys: (userId: string) => void;
 }
 
 /** API keys act for a user but are not the user: they cannot change who the user is. */
@@ -74,9 +76,13 @@ export function createAccountService(deps: Deps) {
   /**
    * Checks the current password (401 when wrong), sets the new one, and
    * revokes every session: refresh tokens now, access tokens issued before
-   * this moment on their next use.
+   * this moment on their next use. API keys are the user's automation and
+   * keep working unless `revoke_api_keys` asks to revoke them all.
    */
-  async function changePassword(actor: Actor, input: { current_password: string; new_password: string }) {
+  async function changePassword(
+    actor: Actor,
+    input: { current_password: string; new_password: string; revoke_api_keys?: boolean },
+  ) {
     requireSignedIn(actor);
     const data = parseInput(ChangePasswordInput, input);
     const user = usersRepo.byId(actor.userId);
@@ -95,6 +101,7 @@ export function createAccountService(deps: Deps) {
       must_change_password: false,
     });
     deps.auth.revokeAllFor(user.id);
+    if (data.revoke_api_keys) deps.revokeApiKeys(user.id);
     metrics.authAttempts.inc({ method: "change_password", status: "success" });
   }
 

@@ -44,8 +44,14 @@ export const RegisterInput = z
   })
   .openapi("RegisterRequest");
 
+/** Asked for by the caller changing their password; without it their keys keep working (docs/api.md). */
+export const RevokeApiKeys = z.boolean().optional().openapi({
+  description:
+    "Revoke all of the caller's API keys too (default false: keys are listed by GET /auth/api-keys with last_used_at; revoke them there or here when the account may have been used by someone else).",
+});
+
 export const ChangePasswordInput = z
-  .object({ current_password: Password, new_password: Password })
+  .object({ current_password: Password, new_password: Password, revoke_api_keys: RevokeApiKeys })
   .openapi("ChangePasswordRequest");
 
 /** `PUT /auth/password`: `old_password` or `current_password` (docs/api.md: both are accepted). */
@@ -54,6 +60,7 @@ export const PasswordUpdateInput = z
     old_password: Password.optional(),
     current_password: Password.optional(),
     new_password: Password,
+    revoke_api_keys: RevokeApiKeys,
   })
   .refine((v) => v.old_password !== undefined || v.current_password !== undefined, {
     message: "old_password or current_password is required",

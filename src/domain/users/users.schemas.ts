@@ -88,7 +88,15 @@ export const UpdateUserInput = z
   })
   .openapi("UpdateUserRequest");
 
-export const ResetPasswordInput = z.object({ new_password: Password }).openapi("ResetPasswordRequest");
+export const ResetPasswordInput = z
+  .object({
+    new_password: Password,
+    revoke_api_keys: z.boolean().optional().openapi({
+      description:
+        "Revoke the user's API keys too (default true): a reset is for an account out of its owner's hands, and keys made by whoever held it would outlive it. False keeps them (a forgotten password).",
+    }),
+  })
+  .openapi("ResetPasswordRequest");
 
 export type CreateUser = z.infer<typeof CreateUserInput>;
 export type UpdateUser = z.infer<typeof UpdateUserInput>;

@@ -19,6 +19,10 @@ import {
   type UserDetail,
 } from "./users.schemas.ts";
 
+/** The refusal of a reset of one's own password: that takes the current one. */
+const OWN_PASSWORD =
+  "you cannot reset your own password; change it with your current password (PUT /api/v1/auth/password)";
+
 /** Managing the users of one's organization needs this (Admin holds it through `*:*`). */
 export const USER_MANAGE = "user:manage";
 
@@ -34,14 +38,17 @@ export interface NewAccount {
  * list, get, update, deactivate, reset password. Acting on another user obeys
  * the delegation rule (delegation.ts): only on users whose permissions are a
  * subset of one's own, and on instance admins only as an instance admin. Deactivation and password
- * resets revoke the user's sessions at once (bearer tokens and API keys check
- * `is_active` and `password_changed_at` on every request).
+ * resets end the user's sessions at once (bearer tokens check `is_active` and
+ * `password_changed_at` on every request, API keys `is_active`); a reset
+ * revokes their API keys too unless asked not to.
  */
 export function createUsersService(deps: {
   users: UsersRepo;
   roles: RolesService;
   passwords: PasswordHasher;
   revokeSessions: (userId: string) => void;
+  /** Revokes every API key of the user. */
+  revokeApiKeys: (userId: string) => void;
 }) {
   const { users, roles, passwords } = deps;
 
@@ -195,21 +202,33 @@ export function createUsersService(deps: {
     return detail(users.byId(user.id)!);
   }
 
-  async function resetPassword(actor: Actor, id: string, input: { new_password: string }): Promise<void> {
+  /**
+   * Sets another user's password (they must change it at next sign-in) and
+   * ends their sessions; their API keys are revoked too unless
+   * `revoke_api_keys` is false. One's own password is changed with the
+   * current one (account.service.ts), never reset: 400.
+   */
+  async function resetPassword(
+    actor: Actor,
+    id: string,
+    input: { new_password: string; revoke_api_keys?: boolean },
+  ): Promise<void> {
     requirePermission(actor, USER_MANAGE);
-    const { new_password } = parseInput(ResetPasswordInput, input);
+    const { new_password, revoke_api_keys = true } = parseInput(ResetPasswordInput, input);
     const user = target(actor, id);
+    // One's own password changes only with the current one: else a stolen session (a token lifted
+    // from a browser) would set a password of its own and keep the account for good.
+    if (user.id === actor.userId) {
+      throw new AppError("VALIDATION", OWN_PASSWORD, { use: "PUT /api/v1/auth/password" });
+    }
     assertStrongPassword(new_password, user.username);
     const hash = await hashFor(actor, new_password);
     // Again: while the hash waited its turn the target may have been promoted past the actor.
     target(actor, id);
     // The user chose none of this: they must pick their own at next sign-in.
-    users.update(user.id, {
-      password_hash: hash,
-      password_changed_at: nowIso(),
-      must_change_password: user.id !== actor.userId,
-    });
+    users.update(user.id, { password_hash: hash, password_changed_at: nowIso(), must_change_password: true });
     deps.revokeSessions(user.id);
+    if (revoke_api_keys) deps.revokeApiKeys(user.id);
   }
 
   return {

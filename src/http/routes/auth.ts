@@ -75,7 +75,7 @@ const logoutAll = createRoute({
 });
 
 const passwordDescription =
-  "Revokes every refresh token of the caller; access tokens issued before the change stop working.";
+  "Revokes every refresh token of the caller; access tokens issued before the change stop working. API keys keep working unless revoke_api_keys is true.";
 
 const changePassword = createRoute({
   method: "post",
@@ -153,9 +153,9 @@ export function authRoutes(ctx: AppContext, guards: Guards): Router {
     return c.json({ success: true }, 200);
   });
   r.openapi(putPassword, async (c) => {
-    const { old_password, current_password, new_password } = c.req.valid("json");
+    const { old_password, current_password, ...rest } = c.req.valid("json");
     const current = (current_password ?? old_password)!;
-    await account.changePassword(actorOf(c), { current_password: current, new_password });
+    await account.changePassword(actorOf(c), { current_password: current, ...rest });
     return c.json({ success: true }, 200);
   });
   r.openapi(getProfile, (c) => c.json(account.profile(actorOf(c)), 200));

@@ -76,7 +76,9 @@ const deactivate = userRoute({
 const resetPassword = userRoute({
   method: "post",
   path: "/users/{id}/reset-password",
-  summary: "Set a user's password; they must change it at next sign-in; their sessions end",
+  summary: "Set another user's password; they must change it at next sign-in; their sessions end",
+  description:
+    "Their API keys are revoked too unless revoke_api_keys is false. One's own password cannot be reset (400): change it with the current one, PUT /auth/password.",
   request: { params: IdParam, ...body(ResetPasswordInput) },
   responses: { 200: { description: "Done", ...json(SuccessSchema) }, ...errs(400, 404) },
 });

@@ -7,18 +7,22 @@ import { Modal } from "./Modal.tsx";
 /**
  * Changes the password. Shown by itself on first run when the server says
  * the password must change (the generated admin password). Changing it
- * revokes every session, so the user signs in again with the new one.
+ * revokes every session, so the user signs in again with the new one; API
+ * keys keep working unless the user asks to revoke them too.
  */
 export function ChangePassword({ firstRun, onClose }: { firstRun?: boolean; onClose(): void }) {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [again, setAgain] = useState("");
+  const [revokeKeys, setRevokeKeys] = useState(false);
   const [error, setError] = useState<string>();
   const submit = async (e: Event) => {
     e.preventDefault();
     if (next !== again) return setError("The two new passwords differ.");
     try {
-      await api("POST", "/auth/change-password", { body: { current_password: current, new_password: next } });
+      await api("POST", "/auth/change-password", {
+        body: { current_password: current, new_password: next, revoke_api_keys: revokeKeys },
+      });
       updateSession({ must_change_password: false });
       toast("Password changed. Sign in with your new password.");
       clearSession();
@@ -66,6 +70,16 @@ export function ChangePassword({ firstRun, onClose }: { firstRun?: boolean; onCl
             onInput={(e) => setAgain(e.currentTarget.value)}
           />
         </label>
+        {firstRun ? null : (
+          <label class="row">
+            <input
+              type="checkbox"
+              checked={revokeKeys}
+              onChange={(e) => setRevokeKeys(e.currentTarget.checked)}
+            />
+            <span>Also revoke all my API keys (if someone else may have used this account)</span>
+          </label>
+        )}
         {error ? (
           <p class="error" role="alert">
             {error}
