@@ -4,6 +4,17 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AppError, errorBody, fromSystemError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 
+/**
+ * A body the route does not take (the OpenAPI router's media-type gate; every
+ * route it guards takes JSON, multipart uploads check their own): 400
+ * ERR_VALIDATION like any other bad input (the spec's status table has no
+ * 415), saying what to send instead of the library's bare "Unsupported Media Type".
+ */
+const unsupportedBody = (): AppError =>
+  new AppError("VALIDATION", "the body must be JSON, sent with Content-Type: application/json", {
+    expected_content_type: "application/json",
+  });
+
 /** The REST answer for an error: AppErrors as they are, anything else 500 with no internals. */
 export function toAppError(err: unknown, log: Logger): AppError {
   const known = fromSystemError(err);
@@ -17,6 +28,7 @@ export function toAppError(err: unknown, log: Logger): AppError {
     if (status === 400) return new AppError("VALIDATION", err.message || "bad request");
     if (status === 401) return new AppError("UNAUTHENTICATED", "authentication required");
     if (status === 404) return new AppError("NOT_FOUND", "not found");
+    if (status === 415) return unsupportedBody();
     if (status < 500) return new AppError("VALIDATION", err.message || "bad request");
   }
   if (err instanceof SyntaxError) return new AppError("VALIDATION", "malformed JSON body");

@@ -80,4 +80,35 @@ describe("errors and health when things break", () => {
       for (const [k, v] of Object.entries(SECURITY_HEADERS)) expect(r.headers.get(k), k).toBe(v);
     }
   });
+
+  it("answers a JSON route sent another content type 400 ERR_VALIDATION saying to send JSON; RPC 415", async () => {
+    const s = await server();
+    const admin = await s.login();
+    const send = (path: string, type: string | undefined, body: string) =>
+      fetch(s.url + path, {
+        method: "POST",
+        headers: { authorization: `Bearer ${admin}`, ...(type ? { "content-type": type } : {}) },
+        body,
+      });
+    for (const [path, type, body] of [
+      ["/api/v1/directories", "text/plain", '{"name":"typed"}'],
+      ["/api/v1/directories", "application/x-www-form-urlencoded", "name=typed"],
+      ["/api/v1/directories", undefined, '{"name":"typed"}'],
+      ["/api/v1/auth/login", "text/plain", '{"username":"admin","password":"x"}'],
+    ] as const) {
+      const r = await send(path, type, body);
+      const what = `${path} ${type}`;
+      expect([what, r.status]).toEqual([what, 400]);
+      expect(((await r.json()) as { error: unknown }).error).toEqual({
+        code: "ERR_VALIDATION",
+        message: "the body must be JSON, sent with Content-Type: application/json",
+        details: { expected_content_type: "application/json" },
+      });
+    }
+    // Connect's own rule for a codec it does not speak (its protocol says 415).
+    const rpc = await send("/attic.v1.DirectoryService/CreateDirectory", "text/plain", '{"name":"typed"}');
+    expect(rpc.status).toBe(415);
+    const none = await s.api("GET", "/api/v1/files", { token: admin });
+    expect(none.body.files.map((f: { name: string }) => f.name)).not.toContain("typed");
+  });
 });
