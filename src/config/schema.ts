@@ -83,8 +83,15 @@ export const configSchema = z.object({
        * would cross it answers 507 (0: none kept; the disk may fill to its last byte).
        */
       min_free_bytes: int(0, Number.MAX_SAFE_INTEGER).default(256 * 1024 * 1024),
-      /** Hours an unfinished resumable (tus) upload is kept; its bytes are removed after. */
-      resumable_upload_expiry_hours: int(1, 24 * 365).default(24),
+      /**
+       * Hours an unfinished resumable (tus) upload is kept after its last bytes arrived (each
+       * PATCH extends it); its bytes are removed after. Fractions allowed (0.5: half an hour).
+       */
+      resumable_upload_expiry_hours: z.coerce
+        .number()
+        .min(0.001)
+        .max(24 * 365)
+        .default(24),
       /** Most items one copy may create (a directory with its subtree); more answers 400. */
       max_copy_items: int(1, 10_000_000).default(50_000),
       /** Longest path in the tree, in characters ("/" separators included); longer answers 400. */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { unlink } from "node:fs/promises";
+import { stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream";
 import { FileStore } from "@tus/file-store";
@@ -19,6 +19,14 @@ import { newRouter } from "../router.ts";
  * constructor's asynchronous mkdir, which throws from a callback (an uncaught exception: the whole server would stop) when
  * the directory vanished meanwhile. The directory is made synchronously
  * before it, and a missing one later fails the request that needs it.
+ *
+ * An unfinished upload expires a whole period after its last bytes were
+ * written, not after its creation: the library counts from `creation_date`,
+ * so a 40 GB upload over a slow line, still receiving bytes, was refused
+ * (410) or swept away mid-way once a period had passed since it began. The
+ * upload file's mtime is the last write (it moves while a PATCH streams and
+ * survives a restart); the store hands the library that instant as the
+ * upload's `creation_date`, and its sweep counts from it too.
  */
 class SyncCreatedFileStore extends FileStore {
   private readonly dir: string;
@@ -28,6 +36,42 @@ class SyncCreatedFileStore extends FileStore {
     super(options);
     this.dir = dir;
     this.reserve = reserve;
+  }
+
+  /** When the upload's expiry is counted from: its last write (or its creation, without a file). */
+  private async activeSince(id: string, created: string | undefined): Promise<number | undefined> {
+    const written = await stat(join(this.dir, id)).then(
+      (st) => st.mtimeMs,
+      () => undefined,
+    );
+    const born = created ? Date.parse(created) : undefined;
+    return written === undefined ? born : Math.max(written, born ?? 0);
+  }
+
+  override async getUpload(id: string) {
+    const upload = await super.getUpload(id);
+    const since = await this.activeSince(id, upload.creation_date);
+    if (since !== undefined) upload.creation_date = new Date(since).toISOString();
+    return upload;
+  }
+
+  /** When the unfinished upload `id` expires now (for Upload-Expires), or undefined when unknown. */
+  async expiresAt(id: string): Promise<Date | undefined> {
+    const since = await this.activeSince(id, (await this.configstore.get(id))?.creation_date);
+    return since === undefined ? undefined : new Date(since + this.getExpiration());
+  }
+
+  /** Removes the unfinished uploads idle for a whole period (the library's own sweep counts from creation). */
+  override async deleteExpired() {
+    const now = Date.now();
+    let removed = 0;
+    for (const id of (await this.configstore.list?.()) ?? []) {
+      const at = await this.expiresAt(id).catch(() => undefined);
+      if (at === undefined || now <= at.getTime()) continue;
+      await this.remove(id).catch(() => undefined);
+      removed++;
+    }
+    return removed;
   }
 
   /** A created upload is on disk (its file, its record, their names) before the 201 says it exists. */
@@ -124,6 +168,20 @@ async function asApiError(res: Response, method: string): Promise<Response> {
   headers.set("content-type", "application/json");
   headers.set("content-length", String(Buffer.byteLength(body)));
   return new Response(body, { status, headers });
+}
+
+/**
+ * A PATCH answer's Upload-Expires, counted from the bytes it just wrote: the
+ * library computes it from the upload as it was before them.
+ */
+async function withExpiry(res: Response, store: SyncCreatedFileStore, path: string): Promise<Response> {
+  if (!res.headers.has("upload-expires")) return res;
+  const id = decodeURIComponent(path.slice(path.lastIndexOf("/") + 1));
+  const at = await store.expiresAt(id).catch(() => undefined);
+  if (!at) return res;
+  const headers = new Headers(res.headers);
+  headers.set("upload-expires", at.toUTCString());
+  return new Response(res.body, { status: res.status, headers });
 }
 
 /**
@@ -225,7 +283,8 @@ export function uploadsRoutes(ctx: AppContext, guards: Guards): Router {
     r.use(path, handle);
     r.all(path, async (c) => {
       actors.set(c.req.raw, actorOf(c));
-      return asApiError(await tus.handleWeb(c.req.raw), c.req.method);
+      const res = await asApiError(await tus.handleWeb(c.req.raw), c.req.method);
+      return c.req.method === "PATCH" ? withExpiry(res, store, c.req.path) : res;
     });
   }
   return r;
