@@ -235,6 +235,8 @@ export const files = sqliteTable(
     host_rel_path: text("host_rel_path"),
     /** Host file mtime (ms) at last index; lets rescans skip unchanged files. */
     host_mtime_ms: integer("host_mtime_ms"),
+    /** A watched directory's "device:inode" at its last read (migration 0025): how a host rename is told from a new folder. */
+    host_inode: text("host_inode"),
     /** The host drive is absent: kept, but not servable. */
     is_offline: integer("is_offline", { mode: "boolean" }).notNull().default(false),
     is_deleted: integer("is_deleted", { mode: "boolean" }).notNull().default(false),
@@ -292,6 +294,9 @@ export const files = sqliteTable(
     index("files_parent_idx").on(t.parent_id),
     index("files_blob_idx").on(t.blob_hash),
     index("files_watched_idx").on(t.watched_folder_id, t.host_rel_path),
+    index("files_watched_inode_idx")
+      .on(t.watched_folder_id, t.host_inode)
+      .where(sql`${t.host_inode} IS NOT NULL`),
     index("files_deleted_idx").on(t.organization_id, t.is_deleted, t.deleted_at),
     uniqueIndex("files_home_uq").on(t.home_of).where(sql`${t.home_of} IS NOT NULL`),
     index("files_acl_idx").on(t.acl_id).where(sql`${t.acl_id} IS NOT NULL`),

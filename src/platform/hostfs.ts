@@ -125,16 +125,28 @@ export async function isNetworkFs(path: string): Promise<boolean> {
   }
 }
 
-/** Like dirMtime, synchronously (local file systems only); undefined when missing or not a directory. */
-export function dirMtimeSync(abs: string): number | undefined {
-  const st = lstatSync(abs, { throwIfNoEntry: false });
-  return st?.isDirectory() ? Math.trunc(st.mtimeMs) : undefined;
+/**
+ * What a walk needs of a directory: its mtime (ms, truncated) and its
+ * identity on the host, "device:inode". A directory renamed or moved keeps
+ * both (rename(2) changes neither), which is how a scan tells a folder
+ * renamed on the host from a new one (domain/watched/dir-moves.ts).
+ */
+export interface DirFacts {
+  mtimeMs: number;
+  inode: string;
 }
 
-/** Directory mtime (ms, truncated) or undefined when `abs` is not a directory (lstat: links are not followed). */
-export async function dirMtime(abs: string): Promise<number | undefined> {
-  const st = await lstat(abs);
-  return st.isDirectory() ? Math.trunc(st.mtimeMs) : undefined;
+const dirFactsOf = (st: { isDirectory(): boolean; mtimeMs: number; dev: number; ino: number } | undefined) =>
+  st?.isDirectory() ? { mtimeMs: Math.trunc(st.mtimeMs), inode: `${st.dev}:${st.ino}` } : undefined;
+
+/** Like dirFacts, synchronously (local file systems only); undefined when missing or not a directory. */
+export function dirFactsSync(abs: string): DirFacts | undefined {
+  return dirFactsOf(lstatSync(abs, { throwIfNoEntry: false }));
+}
+
+/** A directory's facts, or undefined when `abs` is not a directory (lstat: links are not followed); rejects when missing. */
+export async function dirFacts(abs: string): Promise<DirFacts | undefined> {
+  return dirFactsOf(await lstat(abs));
 }
 
 /**

@@ -22,6 +22,7 @@ import m0021 from "./0021_files_live_size_buckets.ts";
 import m0022 from "./0022_files_live_name_parent.ts";
 import m0023 from "./0023_fts_indexed_where_inserted.ts";
 import m0024 from "./0024_name_letters.ts";
+import m0025 from "./0025_watched_dir_inode.ts";
 
 /**
  * Every migration, in order, embedded as text so the single executable
@@ -52,4 +53,5 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   { id: 22, name: "files_live_name_parent", sql: m0022 },
   { id: 23, name: "fts_indexed_where_inserted", sql: m0023 },
   { id: 24, name: "name_letters", sql: m0024 },
+  { id: 25, name: "watched_dir_inode", sql: m0025 },
 ];

@@ -35,7 +35,16 @@ export function dirEntry(
       updated_at: now,
     },
   });
-  return { rel, id, path, knownMtime: null, isNew: true, acl: parent.acl };
+  return {
+    rel,
+    id,
+    path,
+    knownMtime: null,
+    knownInode: null,
+    isNew: true,
+    parentId: parent.id,
+    acl: parent.acl,
+  };
 }
 
 /** Queues the insert or update of a file row; true when something is written. */
@@ -134,6 +143,7 @@ export const childTask = (parent: DirTask, row: IndexedChild): DirTask => ({
   id: row.id,
   path: `${parent.path}/${row.name}`,
   knownMtime: row.host_mtime_ms,
+  knownInode: row.host_inode,
   isNew: false,
   acl: row.acl_id,
 });

@@ -434,7 +434,7 @@ export function createWatchRuntime(deps: RuntimeDeps) {
         if (found?.type === "directory") {
           tasks.set(dir, {
             ...{ rel: dir, id: found.id, path: found.path },
-            ...{ knownMtime: null, isNew: false, acl: found.acl },
+            ...{ knownMtime: null, knownInode: found.knownInode, isNew: false, acl: found.acl },
           });
           break;
         }

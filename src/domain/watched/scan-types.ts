@@ -1,4 +1,5 @@
 import type { FileFacts } from "../../platform/hostfs.ts";
+import type { WriteOp } from "./scan-writes.ts";
 
 /* The shapes shared by the scanner, its row writes (entries.ts) and move pairing (moves.ts). */
 
@@ -21,7 +22,11 @@ export interface DirTask {
   id: string;
   path: string;
   knownMtime: number | null;
+  /** Its "device:inode" as last read (null: never read since migration 0025; undefined: not known here). */
+  knownInode?: string | null;
   isNew: boolean;
+  /** A new directory's parent row (where a folder moved here on the host is put: dir-moves.ts). */
+  parentId?: string;
   /** Its acl_id: what new rows under it inherit (folder grants). */
   acl: string | null;
 }
@@ -50,6 +55,8 @@ export interface ScanOptions {
   stats: ScanStats;
   /** Live sync only: pairs files that vanished from one directory with new ones elsewhere (moves keep their rows). */
   moves?: MovePool;
+  /** Pairs directories that vanished with new ones of the same identity (dir-moves.ts); syncTree makes one. */
+  dirMoves?: DirMovePool;
   /** Told of directories that appeared (to watch them) and disappeared (to stop). */
   onDir?: (event: "add" | "remove", rel: string) => void;
   /** True while requests are arriving: writes then take shorter turns (batch-writer.ts). */
@@ -70,4 +77,20 @@ export const newStats = (): ScanStats => ({
 export interface MovePool {
   gone: Map<string, { id: string; rel: string }>;
   fresh: { task: DirTask; name: string; facts: FileFacts }[];
+}
+
+/**
+ * Directories of one walk (a scan or a live sync) gone from where the index
+ * had them, and rows a move in the walk took (dir-moves.ts): a gone one is
+ * deleted at the end of the walk unless a move took it meanwhile.
+ */
+export interface DirMovePool {
+  /** Host paths of directory rows whose entry vanished, by row id. */
+  gone: Map<string, string>;
+  /** Directory rows moved to a new place in this walk. */
+  taken: Set<string>;
+  /** The host paths those rows had: rows found gone below them went with them. */
+  movedFrom: string[];
+  /** Writes held until the gone directories are settled (the mtimes of their parents: see settleDirMoves). */
+  later: WriteOp[];
 }

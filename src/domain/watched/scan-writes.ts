@@ -29,7 +29,10 @@ export interface NewEntry {
   acl_id: string | null;
 }
 
-/** A file row moved to another name and/or directory of its folder (a rename or move on the host). */
+/**
+ * A row moved to another name and/or directory of its folder (a rename or
+ * move on the host), or a row below a moved directory taking its new path.
+ */
 export interface MovedEntry {
   id: string;
   parentId: string;
@@ -37,7 +40,7 @@ export interface MovedEntry {
   path: string;
   rel: string;
   mime: string;
-  /** The access root it now inherits. */
+  /** The access root it now inherits, unless it is one itself (a folder with grants of its own keeps them). */
   acl: string | null;
 }
 
@@ -61,7 +64,8 @@ export type WriteOp =
   | { k: "insert"; row: NewEntry }
   | { k: "facts"; facts: NewFacts }
   | { k: "move"; move: MovedEntry }
-  | { k: "mtime"; id: string; mtimeMs: number | null }
+  /** A directory's mtime as read, and its "device:inode" (kept when undefined). */
+  | { k: "mtime"; id: string; mtimeMs: number | null; inode?: string }
   | { k: "delete"; folderId: string; rel: string }
   | { k: "progress"; folderId: string; progress: ScanProgress };
 
@@ -92,11 +96,16 @@ export function scanWrites(c: Database.Database) {
     `update files set size = @size, host_mtime_ms = @host_mtime_ms, hash = '', is_offline = 0,
        updated_at = @updated_at where id = @id`,
   );
-  const move = c.prepare(
+  // A folder that is an access root of its own (its own grants) stays one wherever it goes; every other
+  // row takes its new parent's (migration 0007: acl_id is the nearest root at or above the row).
+  const move = c.prepare<[MovedEntry], { path: string; acl: string | null; dir: number }>(
     `update files set parent_id = @parentId, name = @name, path = @path, host_rel_path = @rel, mime_type = @mime,
-       acl_id = @acl, is_offline = 0 where id = @id`,
+       acl_id = CASE WHEN acl_id = id THEN id ELSE @acl END, is_offline = 0 where id = @id
+     returning path, acl_id as acl, type = 'directory' as dir`,
   );
-  const setMtime = c.prepare("update files set host_mtime_ms = ? where id = ?");
+  const setMtime = c.prepare(
+    "update files set host_mtime_ms = ?, host_inode = coalesce(?, host_inode) where id = ?",
+  );
   // Range on host_rel_path ("/" is 0x2F, "0" is 0x30) so the (watched_folder_id, host_rel_path) index serves it.
   const delSubtree = c.prepare(
     `delete from files where watched_folder_id = @fid and
@@ -155,9 +164,13 @@ export function scanWrites(c: Database.Database) {
     moveEntry: (m: MovedEntry) => {
       indexInserted();
       const parent = parentOf(m.parentId);
-      move.run(parent ? { ...m, path: `${parent.path}/${m.name}`, acl: parent.acl } : m);
+      const moved = move.get(parent ? { ...m, path: `${parent.path}/${m.name}`, acl: parent.acl } : m);
+      // Rows below a moved directory are written next, from its row as it is now.
+      if (moved?.dir) parents?.set(m.id, { path: moved.path, acl: moved.acl });
     },
-    setDirMtime: (id: string, mtimeMs: number | null) => setMtime.run(mtimeMs, id),
+    /** Stores a directory's mtime, and its "device:inode" when given. */
+    setDirMtime: (id: string, mtimeMs: number | null, inode?: string) =>
+      setMtime.run(mtimeMs, inode ?? null, id),
     /** Deletes the row at `rel` and everything below it (cascades to playback positions and tags). */
     deleteSubtree: (folderId: string, rel: string) => {
       indexInserted();
@@ -175,7 +188,7 @@ export function scanWrites(c: Database.Database) {
       if (op.k === "insert") writes.insertEntry(op.row);
       else if (op.k === "facts") writes.updateFacts(op.facts);
       else if (op.k === "move") writes.moveEntry(op.move);
-      else if (op.k === "mtime") writes.setDirMtime(op.id, op.mtimeMs);
+      else if (op.k === "mtime") writes.setDirMtime(op.id, op.mtimeMs, op.inode);
       else if (op.k === "delete") writes.deleteSubtree(op.folderId, op.rel);
       else writes.setProgress(op.folderId, op.progress);
     },

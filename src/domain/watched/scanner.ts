@@ -3,8 +3,8 @@ import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { HostEntry } from "../../platform/hostfs.ts";
 import {
   confinedLinkTarget,
-  dirMtime,
-  dirMtimeSync,
+  dirFacts,
+  dirFactsSync,
   type FileFacts,
   fileFacts,
   fileFactsSync,
@@ -12,9 +12,10 @@ import {
 } from "../../platform/hostfs.ts";
 import { mapLimit, runWorkers } from "../../platform/pool.ts";
 import { BatchWriter, FLUSH_EVERY } from "./batch-writer.ts";
+import { dirGone, moveDirHere, movedHere, newDirMovePool, settleDirMoves } from "./dir-moves.ts";
 import { childTask, dirEntry, fileEntry, isDir, relOf } from "./entries.ts";
 import { renameOrAdd, settleMoves, signature } from "./moves.ts";
-import type { DirTask, ScanOptions, ScanTarget } from "./scan-types.ts";
+import type { DirMovePool, DirTask, ScanOptions, ScanTarget } from "./scan-types.ts";
 import type { WatchedRepo } from "./watched.repo.ts";
 
 const DIR_CONCURRENCY = 8;
@@ -31,8 +32,10 @@ export async function syncTree(
   repo: WatchedRepo,
   target: ScanTarget,
   start: DirTask[],
-  opts: ScanOptions,
+  scanOpts: ScanOptions,
 ): Promise<void> {
+  // Directories renamed or moved within the walk keep their rows (dir-moves.ts).
+  const opts = { ...scanOpts, dirMoves: scanOpts.dirMoves ?? newDirMovePool() };
   const writer = new BatchWriter(repo, opts.stats, opts.busy);
   const queue = [...start];
   let lastYield = performance.now();
@@ -60,6 +63,7 @@ export async function syncTree(
     // Workers end when the queue is momentarily empty; loop until no worker found more work.
     while (queue.length > 0) await runWorkers(DIR_CONCURRENCY, worker);
     if (opts.moves) settleMoves(writer, target, opts.moves, opts);
+    settleDirMoves(writer, target, opts.dirMoves, opts);
     await writer.flush();
   } finally {
     // A walk that ended early (stopped, failed) still has batches on the writer thread: once they
@@ -74,28 +78,50 @@ async function syncDir(
   repo: WatchedRepo,
   writer: BatchWriter,
   target: ScanTarget,
-  task: DirTask,
-  opts: ScanOptions,
+  visited: DirTask,
+  opts: ScanOptions & { dirMoves: DirMovePool },
 ): Promise<DirTask[]> {
+  let task = visited;
+  const pool = opts.dirMoves;
   const abs = join(target.root, task.rel);
-  const mtime = target.local ? safe(() => dirMtimeSync(abs)) : await dirMtime(abs).catch(() => undefined);
-  if (mtime === undefined) {
-    // Gone (or replaced by a link or a file) since its parent was read: drop it.
-    if (task.rel !== "") {
-      writer.push({ k: "delete", folderId: target.folderId, rel: task.rel });
-      opts.stats.removed++;
+  const facts = target.local ? safe(() => dirFactsSync(abs)) : await dirFacts(abs).catch(() => undefined);
+  if (facts === undefined) {
+    // Gone (or replaced by a link or a file) since its parent was read: dropped, unless it went
+    // elsewhere in the folder (a move found by this walk takes it first).
+    if (task.rel !== "" && !task.isNew) dirGone(pool, task.id, task.rel);
+    else {
+      if (task.rel !== "") {
+        writer.push({ k: "delete", folderId: target.folderId, rel: task.rel });
+        opts.stats.removed++;
+      }
+      opts.onDir?.("remove", task.rel);
     }
-    opts.onDir?.("remove", task.rel);
     return [];
   }
+  const mtime = facts.mtimeMs;
   if (!opts.full && !task.isNew && task.knownMtime === mtime) {
     // Unchanged: no entry was added, removed or renamed here; only its subdirectories need a look.
     opts.stats.dirsSkipped++;
+    // Its identity, first read or changed (a rescan after migration 0025 fills them in).
+    if (task.knownInode !== undefined && task.knownInode !== facts.inode)
+      writer.push({ k: "mtime", id: task.id, mtimeMs: mtime, inode: facts.inode });
     if (opts.recurse !== "all") return [];
     return repo.childDirs(target.organizationId, task.id).map((row) => childTask(task, row));
   }
   const entries = await readEntries(abs, target, opts);
   if (!entries) return [];
+  if (task.isNew) {
+    // A folder renamed or moved here on the host keeps its row (dir-moves.ts).
+    const was = await movedHere(
+      repo,
+      target,
+      task,
+      facts,
+      entries.map((e) => e.name),
+      pool,
+    );
+    if (was) task = await moveDirHere(repo, writer, target, task, was, facts, opts);
+  }
   const existing = task.isNew ? [] : repo.children(target.organizationId, task.id);
   const byName = new Map(existing.map((row) => [row.name, row]));
   const subdirs: DirTask[] = [];
@@ -109,7 +135,9 @@ async function syncDir(
     // A huge directory's rows go to the writer as they are made: the loop never holds the event loop for
     // long, and 100k queued writes never pile up in the heap.
     if (++seen % FLUSH_EVERY === 0) await writer.maybeFlush();
-    const row = byName.get(entry.name);
+    const found = byName.get(entry.name);
+    // A row a move of this walk took is elsewhere now: what holds its old name here is new.
+    const row = found && pool.taken.has(found.id) ? undefined : found;
     if (entry.kind === "skip") continue;
     if (tooDeep || task.path.length + 1 + entry.name.length > target.limits.maxPathLength) {
       opts.stats.errors++;
@@ -125,8 +153,15 @@ async function syncDir(
   }
   await renameOrAdd(writer, target, task, fresh, byName, opts);
   // Rows whose entry vanished, or became something never indexed (a FIFO, an escaping link).
+  let deferred = false;
   for (const gone of byName.values()) {
     const rel = relOf(task, gone.name);
+    if (isDir(gone)) {
+      // Deleted when the walk ends, unless it was renamed or moved within the folder (dir-moves.ts).
+      dirGone(pool, gone.id, rel);
+      deferred = true;
+      continue;
+    }
     const sig = signature(gone.size, gone.host_mtime_ms);
     if (opts.moves && gone.type === "file" && !opts.moves.gone.has(sig)) {
       opts.moves.gone.set(sig, { id: gone.id, rel });
@@ -134,10 +169,12 @@ async function syncDir(
     }
     writer.push({ k: "delete", folderId: target.folderId, rel });
     opts.stats.removed++;
-    if (isDir(gone)) opts.onDir?.("remove", rel);
   }
-  // Stored after the children: an interrupted scan leaves the old mtime, so the next one redoes this directory.
-  writer.push({ k: "mtime", id: task.id, mtimeMs: mtime });
+  // Stored after the children (after the gone directories are settled, for those): an interrupted scan
+  // leaves the old mtime, so the next one redoes this directory.
+  const stored = { k: "mtime", id: task.id, mtimeMs: mtime, inode: facts.inode } as const;
+  if (deferred) pool.later.push(stored);
+  else writer.push(stored);
   return subdirs.filter((d) => opts.recurse === "all" || d.isNew);
 }
 

@@ -22,6 +22,16 @@ export interface IndexedChild {
   host_mtime_ms: number | null;
   is_offline: number;
   acl_id: string | null;
+  /** A directory's "device:inode" at its last read (dir-moves.ts). */
+  host_inode: string | null;
+}
+
+/** A directory row that a new host directory of the same identity may be (dir-moves.ts). */
+export interface MoveCandidate {
+  id: string;
+  rel: string;
+  mtimeMs: number | null;
+  acl: string | null;
 }
 
 /** The progress columns a scan writes back. */
@@ -68,27 +78,35 @@ const SCAN_THREAD_CACHE_KIB = 4096;
 export function createWatchedRepo(db: Db, opts: { scanThread?: boolean } = {}) {
   const c = db.$client;
   const children = c.prepare<[string, string], IndexedChild>(
-    `select id, name, type, size, host_mtime_ms, is_offline, acl_id from files
+    `select id, name, type, size, host_mtime_ms, is_offline, acl_id, host_inode from files
      where organization_id = ? and parent_id = ? and is_deleted = 0`,
   );
   // "(type = 'directory') = 1" is files_children_idx's own key (migration 0013): the index finds the
   // directories alone, where "type = 'directory'" read every child's row to check it (a rescan does
   // this once per directory: 1M row reads over a 1M-file tree).
   const childDirs = c.prepare<[string, string], IndexedChild>(
-    `select id, name, type, size, host_mtime_ms, is_offline, acl_id from files
+    `select id, name, type, size, host_mtime_ms, is_offline, acl_id, host_inode from files
      where organization_id = ? and parent_id = ? and is_deleted = 0 and (type = 'directory') = 1`,
   );
-  const byRel = c.prepare<[string, string], { id: string; path: string; type: string; acl: string | null }>(
-    "select id, path, type, acl_id as acl from files where watched_folder_id = ? and host_rel_path = ? and is_deleted = 0",
+  const byRel = c.prepare<
+    [string, string],
+    { id: string; path: string; type: string; acl: string | null; knownInode: string | null }
+  >(
+    `select id, path, type, acl_id as acl, host_inode as knownInode from files
+     where watched_folder_id = ? and host_rel_path = ? and is_deleted = 0`,
+  );
+  const dirsByInode = c.prepare<[string, string], MoveCandidate>(
+    `select id, host_rel_path as rel, host_mtime_ms as mtimeMs, acl_id as acl from files indexed by files_watched_inode_idx
+     where watched_folder_id = ? and host_inode = ? and is_deleted = 0 and type = 'directory' and host_rel_path <> ''`,
   );
   const setOffline = c.prepare(
     "update files set is_offline = ? where watched_folder_id = ? and is_offline <> ?",
   );
   const mount = c.prepare<
     [string],
-    { id: string; path: string; knownMtime: number | null; acl: string | null }
+    { id: string; path: string; knownMtime: number | null; acl: string | null; knownInode: string | null }
   >(
-    `select id, path, host_mtime_ms as knownMtime, acl_id as acl from files
+    `select id, path, host_mtime_ms as knownMtime, acl_id as acl, host_inode as knownInode from files
      where watched_folder_id = ? and host_rel_path = '' and is_deleted = 0`,
   );
   const anyFile = c.prepare<[string], { x: number }>(
@@ -165,6 +183,8 @@ export function createWatchedRepo(db: Db, opts: { scanThread?: boolean } = {}) {
     childDirs: (orgId: string, parentId: string) => childDirs.all(orgId, parentId),
     /** The row mirroring host path `rel` of folder `fid` ("" is the mount directory). */
     byRel: (fid: string, rel: string) => byRel.get(fid, rel),
+    /** Live directory rows of folder `fid` (its mount aside) last read with host identity `inode`. */
+    dirsByInode: (fid: string, inode: string) => dirsByInode.all(fid, inode),
     /** Inserts a host-backed row (the mount directory; scans send WriteOps to `apply`). */
     insertEntry: writes.insertEntry,
     setDirMtime: writes.setDirMtime,

@@ -1,0 +1,152 @@
+import { join } from "node:path";
+import { type DirFacts, dirFacts, dirFactsSync } from "../../platform/hostfs.ts";
+import { type BatchWriter, FLUSH_EVERY } from "./batch-writer.ts";
+import { mimeOf } from "./entries.ts";
+import type { DirMovePool, DirTask, ScanOptions, ScanTarget } from "./scan-types.ts";
+import type { MoveCandidate, WatchedRepo } from "./watched.repo.ts";
+
+/*
+ * Folders renamed or moved on the host, inside their watched folder. The
+ * walk sees the old directory vanish and a new one appear; indexed as new,
+ * the folder lost its id and with it its own grants (a private folder then
+ * took its parent's and became readable by whoever read the parent), its
+ * files' tags, playback positions and share links. rename(2) keeps a
+ * directory's device, inode and mtime: a new directory whose identity
+ * ("device:inode") is that of a directory row gone from its place is that
+ * folder, and its row moves (id, grants and everything keyed on the ids of
+ * it and its subtree stay); the rows below take their new paths and host
+ * paths through the walk's writer, in order with the walk's other writes.
+ *
+ * Conservative: a move is taken only when exactly one row has that
+ * identity, its old place holds no directory now, and either its mtime is
+ * the one the index recorded or one of its entries is still there (an
+ * inode number reused by a directory made after another was deleted has
+ * neither). Anything else is indexed as before: a new folder.
+ */
+
+export const newDirMovePool = (): DirMovePool => ({
+  gone: new Map(),
+  taken: new Set(),
+  movedFrom: [],
+  later: [],
+});
+
+/** A directory row whose host entry vanished: deleted when the walk ends, unless a move took it. */
+export function dirGone(pool: DirMovePool, id: string, rel: string): void {
+  if (!pool.taken.has(id)) pool.gone.set(id, rel);
+}
+
+/** Deletes the gone directories no move took, then writes what waited for them. */
+export function settleDirMoves(
+  writer: BatchWriter,
+  target: ScanTarget,
+  pool: DirMovePool,
+  opts: ScanOptions,
+) {
+  const under = (rel: string) => pool.movedFrom.some((m) => rel === m || rel.startsWith(`${m}/`));
+  for (const [id, rel] of pool.gone) {
+    if (pool.taken.has(id) || under(rel)) continue;
+    writer.push({ k: "delete", folderId: target.folderId, rel });
+    opts.stats.removed++;
+    opts.onDir?.("remove", rel);
+  }
+  pool.gone.clear();
+  for (const op of pool.later) writer.push(op);
+  pool.later = [];
+}
+
+/** Whether `abs` may hold a directory: one is there, or it cannot be told (only "no such entry" says not). */
+async function mayHoldDir(abs: string, local: boolean): Promise<boolean> {
+  try {
+    return (local ? dirFactsSync(abs) : await dirFacts(abs)) !== undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code !== "ENOENT" && code !== "ENOTDIR";
+  }
+}
+
+/**
+ * The directory row that new directory `task` (read as `facts`, holding
+ * `names`) was before the host renamed or moved it, if it is sure to be one.
+ */
+export async function movedHere(
+  repo: WatchedRepo,
+  target: ScanTarget,
+  task: DirTask,
+  facts: DirFacts,
+  names: readonly string[],
+  pool: DirMovePool,
+): Promise<MoveCandidate | undefined> {
+  const found = repo.dirsByInode(target.folderId, facts.inode).filter((r) => r.id !== task.id);
+  if (found.length !== 1) return undefined;
+  const row = found[0]!;
+  if (pool.taken.has(row.id) || task.rel === row.rel || task.rel.startsWith(`${row.rel}/`)) return undefined;
+  // A directory at its old place (one made there since, or the host changing while we read): not sure.
+  if (await mayHoldDir(join(target.root, row.rel), target.local)) return undefined;
+  if (row.mtimeMs !== facts.mtimeMs) {
+    // Changed since it was indexed (an entry added or removed before the rename): the same folder
+    // only if it still holds one of the entries it had.
+    const here = new Set(names);
+    if (!repo.children(target.organizationId, row.id).some((c) => here.has(c.name))) return undefined;
+  }
+  return row;
+}
+
+/**
+ * Moves directory row `row` to new directory `task`'s place (dropping the
+ * row the walk made for it) and its subtree's rows to their new paths and
+ * host paths; answers the task that walks it from there as the folder it
+ * was. Watches follow: the new places are watched, the old ones dropped.
+ */
+export async function moveDirHere(
+  repo: WatchedRepo,
+  writer: BatchWriter,
+  target: ScanTarget,
+  task: DirTask,
+  row: MoveCandidate,
+  facts: DirFacts,
+  opts: ScanOptions & { dirMoves: DirMovePool },
+): Promise<DirTask> {
+  const pool = opts.dirMoves;
+  pool.taken.add(row.id);
+  pool.movedFrom.push(row.rel);
+  const name = task.rel.slice(task.rel.lastIndexOf("/") + 1);
+  writer.push({ k: "delete", folderId: target.folderId, rel: task.rel });
+  writer.push({
+    k: "move",
+    move: {
+      ...{ id: row.id, parentId: task.parentId!, name, path: task.path, rel: task.rel },
+      ...{ mime: "inode/directory", acl: task.acl },
+    },
+  });
+  // The subtree, a directory at a time from the index (its rows keep their parents; only paths change).
+  const dirs = [{ id: row.id, rel: task.rel, path: task.path }];
+  const watched: string[] = [];
+  let queued = 0;
+  for (let d = dirs.pop(); d; d = dirs.pop()) {
+    for (const child of repo.children(target.organizationId, d.id)) {
+      const isDir = child.type === "directory";
+      const at = { rel: `${d.rel}/${child.name}`, path: `${d.path}/${child.name}` };
+      writer.push({
+        k: "move",
+        move: {
+          ...{ id: child.id, parentId: d.id, name: child.name, ...at },
+          ...{ mime: isDir ? "inode/directory" : mimeOf(child.name), acl: child.acl_id },
+        },
+      });
+      if (isDir) {
+        dirs.push({ id: child.id, ...at });
+        watched.push(at.rel);
+      }
+      if (++queued % FLUSH_EVERY === 0) await writer.maybeFlush();
+    }
+  }
+  // New watches before the old ones close: on the same inodes the kernel's watch is shared.
+  for (const rel of watched) opts.onDir?.("add", rel);
+  opts.onDir?.("remove", row.rel);
+  opts.stats.indexed++;
+  return {
+    ...{ rel: task.rel, id: row.id, path: task.path, knownMtime: row.mtimeMs, knownInode: facts.inode },
+    ...{ isNew: false, acl: row.acl === row.id ? row.id : task.acl },
+  };
+}
