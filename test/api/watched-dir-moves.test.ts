@@ -94,7 +94,7 @@ describe.each([
   });
 
   /** Everything that must hold of the private folder once it lives at `dir` (a path below /Drive). */
-  const stillPrivateAt = async (dir: string, oldDir: string) => {
+  const stillPrivateAt = async (dir: string, oldDir?: string) => {
     const name = dir.slice(dir.lastIndexOf("/") + 1);
     const secret = ids["Family/Private/secret.txt"]!;
     const loan = ids["Family/Private/deep/loan.txt"]!;
@@ -106,7 +106,7 @@ describe.each([
     expect(names).toEqual(
       expect.arrayContaining([`/Drive/${dir}/deep/loan.txt`, `/Drive/${dir}/secret.txt`]),
     );
-    expect(names.filter((n) => n.startsWith(`/Drive/${oldDir}/`))).toEqual([]);
+    if (oldDir) expect(names.filter((n) => n.startsWith(`/Drive/${oldDir}/`))).toEqual([]);
     // Its own grants still govern it: the member who reads its parent gets 404 on every way in.
     const g = await as(admin, "GET", `/api/v1/grants?directory_id=${ids.Private}`);
     expect(g.body).toMatchObject({ own: true });
@@ -121,8 +121,10 @@ describe.each([
     expect(await searchNames(member.token, "loan")).toEqual([]);
     // Search finds it by its new name, and nothing by the old one.
     expect(await searchNames(admin, name)).toContain(`/Drive/${dir}`);
-    const oldName = oldDir.slice(oldDir.lastIndexOf("/") + 1);
-    expect((await searchNames(admin, oldName)).filter((p) => p.startsWith(`/Drive/${oldDir}`))).toEqual([]);
+    if (oldDir) {
+      const oldName = oldDir.slice(oldDir.lastIndexOf("/") + 1);
+      expect((await searchNames(admin, oldName)).filter((p) => p.startsWith(`/Drive/${oldDir}`))).toEqual([]);
+    }
     // Tags, the playback position and the share link stay with the file; bytes come from the new host path.
     const tags = await as(admin, "GET", `/api/v1/files/${secret}/tags`);
     expect(JSON.stringify(tags.body)).toContain(ids.tag);
@@ -170,6 +172,39 @@ describe.each([
     expect((await fileAt(ids["Family/Private/secret.txt"]!)).path).toBe(
       "/Drive/Archive/2024/Vault/secret.txt",
     );
+  });
+
+  it("renamed while a new folder takes its old name at once: each is what it is on the host", async () => {
+    // A rotation: mv Vault Vault.1 && mkdir Vault.
+    renameSync(join(root, "Archive/2024/Vault"), join(root, "Archive/2024/Vault.1"));
+    mkdirSync(join(root, "Archive/2024/Vault"));
+    write(root, "Archive/2024/Vault/fresh.txt", "f");
+    await seen("/Drive/Archive/2024/Vault/fresh.txt");
+    await seen("/Drive/Archive/2024/Vault.1/secret.txt");
+    await stillPrivateAt("Archive/2024/Vault.1");
+    const names = await f.names(folderId);
+    expect(names.filter((n) => n.startsWith("/Drive/Archive/2024/Vault/"))).toEqual([
+      "/Drive/Archive/2024/Vault/fresh.txt",
+    ]);
+    // The new folder is new: under its parent's grants, the member reads it.
+    expect(await searchNames(member.token, "fresh")).toEqual(["/Drive/Archive/2024/Vault/fresh.txt"]);
+  });
+
+  it("renamed just after a subfolder was removed in it: that subfolder goes, the rest keeps its rows", async () => {
+    rmSync(join(root, "Archive/2024/Vault.1/deep"), { recursive: true });
+    write(root, "Archive/2024/Vault.1/added.txt", "a");
+    renameSync(join(root, "Archive/2024/Vault.1"), join(root, "Archive/2024/Vault.2"));
+    await seen("/Drive/Archive/2024/Vault.2/added.txt");
+    const names = await f.names(folderId);
+    expect(names.filter((n) => n.includes("/Vault.1") || n.includes("loan") || n.includes("later"))).toEqual(
+      [],
+    );
+    expect(await fileAt(ids.Private!)).toMatchObject({ path: "/Drive/Archive/2024/Vault.2" });
+    expect((await fileAt(ids["Family/Private/secret.txt"]!)).path).toBe(
+      "/Drive/Archive/2024/Vault.2/secret.txt",
+    );
+    expect(await searchNames(member.token, "added")).toEqual([]);
+    expect(await searchNames(admin, "added")).toEqual(["/Drive/Archive/2024/Vault.2/added.txt"]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { type DirFacts, dirFacts, dirFactsSync } from "../../platform/hostfs.ts";
 import { type BatchWriter, FLUSH_EVERY } from "./batch-writer.ts";
-import { mimeOf } from "./entries.ts";
+import { dirEntry, mimeOf } from "./entries.ts";
 import type { DirMovePool, DirTask, ScanOptions, ScanTarget } from "./scan-types.ts";
 import type { MoveCandidate, WatchedRepo } from "./watched.repo.ts";
 
@@ -18,22 +18,32 @@ import type { MoveCandidate, WatchedRepo } from "./watched.repo.ts";
  * paths through the walk's writer, in order with the walk's other writes.
  *
  * Conservative: a move is taken only when exactly one row has that
- * identity, its old place holds no directory now, and either its mtime is
- * the one the index recorded or one of its entries is still there (an
+ * identity, its old place holds no directory of that identity now (nor one
+ * that cannot be read), and either its mtime is the one the index recorded
+ * or, its old place being empty, one of its entries is still there (an
  * inode number reused by a directory made after another was deleted has
- * neither). Anything else is indexed as before: a new folder.
+ * neither). Anything else is indexed as before: a new folder. When another directory took the old
+ * place at once (`mv d d.old && mkdir d`), the row moves with its folder
+ * and the new directory is indexed afresh once the walk's round is over
+ * (nextRound): the directory that holds the old name waits for that round
+ * to end, since a move found later in it may take its row.
  */
 
 export const newDirMovePool = (): DirMovePool => ({
-  gone: new Map(),
-  taken: new Set(),
-  movedFrom: [],
-  later: [],
+  ...{ gone: new Map(), taken: new Map(), movedFrom: [], later: [] },
+  ...{ mismatched: [], redo: [], round: 0 },
 });
 
-/** A directory row whose host entry vanished: deleted when the walk ends, unless a move took it. */
+const within = (pool: DirMovePool, rel: string) =>
+  pool.movedFrom.some((m) => rel === m || rel.startsWith(`${m}/`));
+
+/**
+ * A directory row whose host entry vanished: deleted when the walk ends,
+ * unless a move took it. A host path below a folder moved away in this walk
+ * is stale (the row, if gone, is found gone again at its new path).
+ */
 export function dirGone(pool: DirMovePool, id: string, rel: string): void {
-  if (!pool.taken.has(id)) pool.gone.set(id, rel);
+  if (!pool.taken.has(id) && !within(pool, rel)) pool.gone.set(id, rel);
 }
 
 /** Deletes the gone directories no move took, then writes what waited for them. */
@@ -43,9 +53,9 @@ export function settleDirMoves(
   pool: DirMovePool,
   opts: ScanOptions,
 ) {
-  const under = (rel: string) => pool.movedFrom.some((m) => rel === m || rel.startsWith(`${m}/`));
   for (const [id, rel] of pool.gone) {
-    if (pool.taken.has(id) || under(rel)) continue;
+    // Found gone at its old path before its folder's move: it went with it (or is found gone anew there).
+    if (pool.taken.has(id) || within(pool, rel)) continue;
     writer.push({ k: "delete", folderId: target.folderId, rel });
     opts.stats.removed++;
     opts.onDir?.("remove", rel);
@@ -55,13 +65,13 @@ export function settleDirMoves(
   pool.later = [];
 }
 
-/** Whether `abs` may hold a directory: one is there, or it cannot be told (only "no such entry" says not). */
-async function mayHoldDir(abs: string, local: boolean): Promise<boolean> {
+/** The identity of the directory at `abs`: null when there is none, undefined when it cannot be told. */
+async function identityAt(abs: string, local: boolean): Promise<string | null | undefined> {
   try {
-    return (local ? dirFactsSync(abs) : await dirFacts(abs)) !== undefined;
+    return (local ? dirFactsSync(abs) : await dirFacts(abs))?.inode ?? null;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return code !== "ENOENT" && code !== "ENOTDIR";
+    return code === "ENOENT" || code === "ENOTDIR" ? null : undefined;
   }
 }
 
@@ -76,20 +86,25 @@ export async function movedHere(
   facts: DirFacts,
   names: readonly string[],
   pool: DirMovePool,
-): Promise<MoveCandidate | undefined> {
+): Promise<(MoveCandidate & { replaced: boolean }) | undefined> {
   const found = repo.dirsByInode(target.folderId, facts.inode).filter((r) => r.id !== task.id);
   if (found.length !== 1) return undefined;
   const row = found[0]!;
   if (pool.taken.has(row.id) || task.rel === row.rel || task.rel.startsWith(`${row.rel}/`)) return undefined;
-  // A directory at its old place (one made there since, or the host changing while we read): not sure.
-  if (await mayHoldDir(join(target.root, row.rel), target.local)) return undefined;
+  // Its old place may hold another directory (made there at once: `mv d d.old && mkdir d`), which is
+  // then indexed afresh (redo); the same one (a bind mount showing it twice), or one we cannot tell, is no move.
+  const there = await identityAt(join(target.root, row.rel), target.local);
+  if (there === undefined || there === facts.inode) return undefined;
   if (row.mtimeMs !== facts.mtimeMs) {
     // Changed since it was indexed (an entry added or removed before the rename): the same folder
-    // only if it still holds one of the entries it had.
+    // only if it still holds one of the entries it had, and its old place is empty (with another
+    // directory there, only the recorded mtime tells: inode numbers a network share makes up anew
+    // at each mount may match another folder's, and common names such as "cover.jpg" too).
+    if (there !== null) return undefined;
     const here = new Set(names);
     if (!repo.children(target.organizationId, row.id).some((c) => here.has(c.name))) return undefined;
   }
-  return row;
+  return { ...row, replaced: there !== null };
 }
 
 /**
@@ -103,13 +118,14 @@ export async function moveDirHere(
   writer: BatchWriter,
   target: ScanTarget,
   task: DirTask,
-  row: MoveCandidate,
+  row: MoveCandidate & { replaced: boolean },
   facts: DirFacts,
   opts: ScanOptions & { dirMoves: DirMovePool },
 ): Promise<DirTask> {
   const pool = opts.dirMoves;
-  pool.taken.add(row.id);
+  pool.taken.set(row.id, task.rel);
   pool.movedFrom.push(row.rel);
+  if (row.replaced) pool.redo.push(row.rel);
   const name = task.rel.slice(task.rel.lastIndexOf("/") + 1);
   writer.push({ k: "delete", folderId: target.folderId, rel: task.rel });
   writer.push({
@@ -149,4 +165,40 @@ export async function moveDirHere(
     ...{ rel: task.rel, id: row.id, path: task.path, knownMtime: row.mtimeMs, knownInode: facts.inode },
     ...{ isNew: false, acl: row.acl === row.id ? row.id : task.acl },
   };
+}
+
+/**
+ * The tasks of the walk's next round, once a round is over: directories
+ * whose identity changed and whose row no move took (walked as before), and
+ * new rows for directories that took the place of a folder moved away
+ * (after the writes so far, which free their names). Empty when done.
+ */
+export async function nextRound(
+  repo: WatchedRepo,
+  writer: BatchWriter,
+  target: ScanTarget,
+  opts: ScanOptions & { dirMoves: DirMovePool },
+): Promise<DirTask[]> {
+  const pool = opts.dirMoves;
+  if (pool.mismatched.length === 0 && pool.redo.length === 0) return [];
+  pool.round++;
+  // A row a move took: what holds its old place now is in `redo`.
+  const tasks = pool.mismatched.filter((t) => !pool.taken.has(t.id));
+  pool.mismatched = [];
+  if (pool.redo.length === 0) return tasks;
+  await writer.flush();
+  for (const rel of pool.redo) {
+    // Indexed already (its parent was read after the move), or gone with its parent.
+    if (repo.byRel(target.folderId, rel)) continue;
+    const cut = rel.lastIndexOf("/");
+    const parentRel = cut < 0 ? "" : rel.slice(0, cut);
+    const parent = repo.byRel(target.folderId, parentRel);
+    if (parent?.type !== "directory") continue;
+    const at = { rel: parentRel, id: parent.id, path: parent.path, knownMtime: null, acl: parent.acl };
+    const sub = dirEntry(writer, target, { ...at, isNew: false }, rel.slice(cut + 1), undefined);
+    opts.onDir?.("add", sub.rel);
+    tasks.push(sub);
+  }
+  pool.redo = [];
+  return tasks;
 }

@@ -87,10 +87,20 @@ export interface MovePool {
 export interface DirMovePool {
   /** Host paths of directory rows whose entry vanished, by row id. */
   gone: Map<string, string>;
-  /** Directory rows moved to a new place in this walk. */
-  taken: Set<string>;
+  /** Directory rows moved to a new place in this walk, with the host path they have now. */
+  taken: Map<string, string>;
   /** The host paths those rows had: rows found gone below them went with them. */
   movedFrom: string[];
   /** Writes held until the gone directories are settled (the mtimes of their parents: see settleDirMoves). */
   later: WriteOp[];
+  /**
+   * Directories whose identity is not the one recorded (another directory
+   * took the name): walked once this round is over, when any move that
+   * takes their row has been found.
+   */
+  mismatched: DirTask[];
+  /** Host paths whose row a move took while another directory holds them now: indexed afresh next round. */
+  redo: string[];
+  /** Rounds of the walk done (mismatched directories wait for the first to end). */
+  round: number;
 }

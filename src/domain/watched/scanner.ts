@@ -12,7 +12,7 @@ import {
 } from "../../platform/hostfs.ts";
 import { mapLimit, runWorkers } from "../../platform/pool.ts";
 import { BatchWriter, FLUSH_EVERY } from "./batch-writer.ts";
-import { dirGone, moveDirHere, movedHere, newDirMovePool, settleDirMoves } from "./dir-moves.ts";
+import { dirGone, moveDirHere, movedHere, newDirMovePool, nextRound, settleDirMoves } from "./dir-moves.ts";
 import { childTask, dirEntry, fileEntry, isDir, relOf } from "./entries.ts";
 import { renameOrAdd, settleMoves, signature } from "./moves.ts";
 import type { DirMovePool, DirTask, ScanOptions, ScanTarget } from "./scan-types.ts";
@@ -60,8 +60,14 @@ export async function syncTree(
     }
   };
   try {
-    // Workers end when the queue is momentarily empty; loop until no worker found more work.
-    while (queue.length > 0) await runWorkers(DIR_CONCURRENCY, worker);
+    // Workers end when the queue is momentarily empty; loop until no worker found more work, and
+    // again for what waited for the moves of the walk (dir-moves.ts nextRound).
+    for (;;) {
+      while (queue.length > 0) await runWorkers(DIR_CONCURRENCY, worker);
+      const next = await nextRound(repo, writer, target, opts);
+      if (next.length === 0) break;
+      queue.push(...next);
+    }
     if (opts.moves) settleMoves(writer, target, opts.moves, opts);
     settleDirMoves(writer, target, opts.dirMoves, opts);
     await writer.flush();
@@ -83,6 +89,8 @@ async function syncDir(
 ): Promise<DirTask[]> {
   let task = visited;
   const pool = opts.dirMoves;
+  // Its row moved elsewhere in this walk: what its old place holds now is indexed afresh (nextRound).
+  if (!task.isNew && pool.taken.has(task.id) && pool.taken.get(task.id) !== task.rel) return [];
   const abs = join(target.root, task.rel);
   const facts = target.local ? safe(() => dirFactsSync(abs)) : await dirFacts(abs).catch(() => undefined);
   if (facts === undefined) {
@@ -96,6 +104,17 @@ async function syncDir(
       }
       opts.onDir?.("remove", task.rel);
     }
+    return [];
+  }
+  if (
+    pool.round === 0 &&
+    !task.isNew &&
+    task.rel !== "" &&
+    task.knownInode &&
+    task.knownInode !== facts.inode
+  ) {
+    // Another directory holds its name: its row may have moved (found later in this round); walked after.
+    pool.mismatched.push(task);
     return [];
   }
   const mtime = facts.mtimeMs;
