@@ -1,4 +1,5 @@
-import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -278,5 +279,64 @@ describe("a big private folder moved on the host", () => {
     const one = after.find((r) => r.rel === "Moved/d2/f1499.txt")!;
     const dl = await s.api("GET", `/api/v1/files/${one.id}/download`, { token });
     expect(dl.text).toBe("2-1499");
+  });
+});
+
+describe("a folder indexed before identities were recorded (migration 0025)", () => {
+  const cleanup: string[] = [];
+  afterAll(() => {
+    for (const d of cleanup) rmSync(d, { recursive: true, force: true });
+  });
+
+  it("gets its identity at the first scan after the upgrade, and keeps its grants when renamed after", {
+    timeout: 60_000,
+  }, async () => {
+    const root = hostTree({ "Photos/Private/a.jpg": "a", "Photos/b.jpg": "b" });
+    const dataDir = mkdtempSync(join(tmpdir(), "attic-dirmoves-"));
+    cleanup.push(root, dataDir);
+    const overrides = { watch: { debounce: 0.2 } };
+    let s = await startServer(overrides, { keepDataDir: dataDir });
+    let token = await s.login();
+    const { body } = await folders(s, token).create({ name: "Drive", path: root });
+    await folders(s, token).settled(body.id);
+    const db = () => new Database(join(dataDir, "attic.db"));
+    const privateId = (() => {
+      const c = db();
+      try {
+        return (
+          c.prepare("SELECT id FROM files WHERE host_rel_path = 'Photos/Private'").get() as { id: string }
+        ).id;
+      } finally {
+        c.close();
+      }
+    })();
+    expect(
+      (await s.api("PUT", "/api/v1/grants", { token, body: { directory_id: privateId, grants: [] } })).status,
+    ).toBe(200);
+    await s.close();
+    // The database as an older version left it: no directory's identity recorded.
+    const c = db();
+    c.prepare("UPDATE files SET host_inode = NULL").run();
+    c.close();
+    s = await startServer(overrides, { keepDataDir: dataDir });
+    try {
+      token = await s.login();
+      const f = folders(s, token);
+      await waitFor(
+        () => f.get(body.id),
+        (x) => x.status === "watching",
+      );
+      renameSync(join(root, "Photos/Private"), join(root, "Photos/Hidden"));
+      await waitFor(
+        () => f.names(body.id),
+        (names) => names.includes("/Drive/Photos/Hidden/a.jpg"),
+      );
+      const moved = await s.api("GET", `/api/v1/files/${privateId}`, { token });
+      expect(moved.body).toMatchObject({ path: "/Drive/Photos/Hidden" });
+      const g = await s.api("GET", `/api/v1/grants?directory_id=${privateId}`, { token });
+      expect(g.body).toMatchObject({ own: true });
+    } finally {
+      await s.close();
+    }
   });
 });
