@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createUser, type Session } from "../helpers/accounts.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { createUser, GOOD_PASSWORD, type Session } from "../helpers/accounts.ts";
+import { ADMIN_PASSWORD, startServer, type TestServer } from "../helpers/server.ts";
 import { folders, hostTree, hostTreeAsync, waitFor, write } from "./watched.helpers.ts";
 
 /**
@@ -137,6 +137,19 @@ describe.each([
     const shared = await s.api("GET", `/s/${ids.share}/download`);
     expect(shared.status).toBe(200);
     expect(shared.text).toBe("the secret");
+    // By path (WebDAV): there for the admin at the new path only, never for the member.
+    const dav = async (user: string, password: string, path: string) => {
+      const r = await fetch(`${s.url}/dav/Drive/${path}`, {
+        headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` },
+      });
+      return { status: r.status, text: await r.text() };
+    };
+    expect(await dav("admin", ADMIN_PASSWORD, `${dir}/secret.txt`)).toEqual({
+      status: 200,
+      text: "the secret",
+    });
+    expect((await dav("member", GOOD_PASSWORD, `${dir}/secret.txt`)).status).toBe(404);
+    if (oldDir) expect((await dav("admin", ADMIN_PASSWORD, `${oldDir}/secret.txt`)).status).toBe(404);
   };
 
   it("renamed in its parent: keeps its id, grants, tags and positions, under the new name", async () => {
