@@ -188,8 +188,11 @@ export async function nextRound(
   if (pool.redo.length === 0) return tasks;
   await writer.flush();
   for (const rel of pool.redo) {
-    // Indexed already (its parent was read after the move), or gone with its parent.
-    if (repo.byRel(target.folderId, rel)) continue;
+    const here = repo.byRel(target.folderId, rel);
+    // Indexed already (its parent was read after the move): watched again, since the move dropped the
+    // watches at its old place, maybe after the walk made them for the new directory.
+    if (here?.type === "directory") watchSubtree(repo, target, here.id, rel, opts);
+    if (here) continue;
     const cut = rel.lastIndexOf("/");
     const parentRel = cut < 0 ? "" : rel.slice(0, cut);
     const parent = repo.byRel(target.folderId, parentRel);
@@ -201,4 +204,14 @@ export async function nextRound(
   }
   pool.redo = [];
   return tasks;
+}
+
+/** Watches directory `rel` (row `id`) and every directory row below it. */
+function watchSubtree(repo: WatchedRepo, target: ScanTarget, id: string, rel: string, opts: ScanOptions) {
+  const dirs = [{ id, rel }];
+  for (let d = dirs.pop(); d; d = dirs.pop()) {
+    opts.onDir?.("add", d.rel);
+    for (const c of repo.childDirs(target.organizationId, d.id))
+      dirs.push({ id: c.id, rel: `${d.rel}/${c.name}` });
+  }
 }
