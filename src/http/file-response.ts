@@ -5,7 +5,7 @@ import { ifRangeMatches, parseRange } from "../domain/files/range.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { pumpFile } from "../platform/file-pump.ts";
-import { openForRead, type ReadableFile } from "../platform/open-files.ts";
+import type { ReadableFile } from "../platform/open-files.ts";
 import type { Ctx } from "./env.ts";
 import { errorResponse } from "./on-error.ts";
 
@@ -132,11 +132,9 @@ export async function writeContent(
 ): Promise<AppError | undefined> {
   let file: ReadableFile;
   try {
-    file = await openForRead(content.path, { reuse: content.immutable });
+    file = await content.open();
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR")
-      return new AppError("FILE_NOT_FOUND", "the stored content is missing");
+    if (err instanceof AppError && err.code === "FILE_NOT_FOUND") return err;
     throw err;
   }
   out.writeHead(status, head);

@@ -143,7 +143,7 @@ async function writeZip(
           // yazl listens for no error of the streams it is given: a file gone or unreadable between
           // its check and its open (a host file deleted mid-zip, an I/O error) was an uncaught
           // exception, and the process stopped. It stops this zip instead.
-          const stream = recycledFileStream(content.path, buffers);
+          const stream = recycledFileStream(content.open, buffers);
           stream.once("error", (err) => zip.emit("error", err));
           cb(null, stream);
         },

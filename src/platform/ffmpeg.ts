@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import type { Logger } from "../log.ts";
 import type { HealthCheck } from "./health.ts";
 import { loadOnce } from "./lazy.ts";
+import { pathOfOpen, type ReadableFile } from "./open-files.ts";
 
 /** file-type loads with the first file sniffed, not at start. */
 const fileType = loadOnce(() => import("file-type"));
@@ -46,6 +47,24 @@ export interface RunResult {
 const MAX_OUTPUT = 4 * 1024 * 1024;
 
 /**
+ * The descriptor a child reads its input file from: the parent's opened and
+ * checked file (open-files.ts), handed down as the child's fd 3. The child
+ * opens it again through its own /proc/self/fd/3 (seekable, unlike `pipe:`),
+ * which names that same file, never a path that could have changed since
+ * it was checked.
+ */
+const INPUT_FD = 3;
+
+/** The child's standard streams, plus its input file as fd 3 when it reads one. */
+function stdioFor(
+  out: "pipe" | "ignore",
+  err: "pipe" | "ignore",
+  input: ReadableFile | undefined,
+): ("pipe" | "ignore" | number)[] {
+  return input ? ["ignore", out, err, input.fd] : ["ignore", out, err];
+}
+
+/**
  * Runs a program with an argument array (never a shell), a timeout and an
  * optional AbortSignal; output beyond 4 MiB is cut. Rejects only when the
  * program cannot be started (ENOENT: not installed) or is stopped.
@@ -53,17 +72,18 @@ const MAX_OUTPUT = 4 * 1024 * 1024;
 export function run(
   cmd: string,
   args: string[],
-  opts: { timeoutMs: number; signal?: AbortSignal },
+  opts: { timeoutMs: number; signal?: AbortSignal; input?: ReadableFile },
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: stdioFor("pipe", "pipe", opts.input),
       timeout: opts.timeoutMs,
       killSignal: "SIGKILL",
       signal: opts.signal,
     });
     let stdout = "";
     let stderr = "";
+    if (!child.stdout || !child.stderr) throw new Error(`${cmd} has no output streams`);
     child.stdout.setEncoding("utf8").on("data", (d: string) => {
       if (stdout.length < MAX_OUTPUT) stdout += d;
     });
@@ -82,18 +102,18 @@ export function run(
 export function runBinary(
   cmd: string,
   args: string[],
-  opts: { timeoutMs: number; signal?: AbortSignal },
+  opts: { timeoutMs: number; signal?: AbortSignal; input?: ReadableFile },
 ): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
-      stdio: ["ignore", "pipe", "ignore"],
+      stdio: stdioFor("pipe", "ignore", opts.input),
       timeout: opts.timeoutMs,
       killSignal: "SIGKILL",
       signal: opts.signal,
     });
     const chunks: Buffer[] = [];
     let size = 0;
-    child.stdout.on("data", (d: Buffer) => {
+    child.stdout?.on("data", (d: Buffer) => {
       size += d.length;
       if (size <= 32 * 1024 * 1024) chunks.push(d);
     });
@@ -143,20 +163,22 @@ const DEMUXERS: Record<string, string> = {
   aiff: "aiff",
 };
 
-/** The demuxer forced for a file, from its sniffed content; undefined when Attic will not hand it to ffmpeg. */
-export async function demuxerOf(absPath: string): Promise<string | undefined> {
+/** The demuxer forced for an opened file, from its sniffed content; undefined when Attic will not hand it to ffmpeg. */
+export async function demuxerOf(file: ReadableFile): Promise<string | undefined> {
   const { fileTypeFromFile } = await fileType();
-  const type = await fileTypeFromFile(absPath).catch(() => undefined);
+  const type = await fileTypeFromFile(pathOfOpen(file)).catch(() => undefined);
   return type ? DEMUXERS[type.ext] : undefined;
 }
 
 /**
- * The input arguments for one file: the sniffed demuxer forced (`-f`), only
- * the `file` protocol allowed, and the path as a `file:` URL so a name can
- * never be read as an option or another protocol. The mov demuxer's
- * external data references stay off (its default; stated for the reader).
+ * The input arguments for the one file a child is given (as its fd 3, see
+ * INPUT_FD): the sniffed demuxer forced (`-f`), only the `file` protocol
+ * allowed, and no host path at all: the child reads the descriptor the
+ * server opened and checked, so no name is ever read as an option or another
+ * protocol, nor opened again. The mov demuxer's external data references
+ * stay off (its default; stated for the reader).
  */
-export function inputArgs(absPath: string, demuxer: string): string[] {
+export function inputArgs(demuxer: string): string[] {
   return [
     "-protocol_whitelist",
     "file",
@@ -164,7 +186,7 @@ export function inputArgs(absPath: string, demuxer: string): string[] {
     "-f",
     demuxer,
     "-i",
-    `file:${absPath}`,
+    `file:/proc/self/fd/${INPUT_FD}`,
   ];
 }
 
@@ -176,7 +198,8 @@ export function inputArgs(absPath: string, demuxer: string): string[] {
  * degraded (never fatal: every other feature works without them) when
  * missing. Callers ask `ready()`, which waits for the detection; `probe` reads duration, codecs and
  * resolution. Every input goes through inputArgs(): demuxer forced from the
- * sniffed content, `file` protocol only; anything else is not run at all.
+ * sniffed content, `file` protocol only, the file an opened and checked
+ * descriptor (never a path); anything else is not run at all.
  */
 export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: string }, log: Logger) {
   let state: { ffprobe?: string; ffmpeg?: string; checked: boolean } = { checked: false };
@@ -232,27 +255,20 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
      * `durationSeconds` when known, else at 1 s, falling back to the first frame.
      */
     async posterFrame(
-      absPath: string,
+      file: ReadableFile,
       durationSeconds?: number,
       signal?: AbortSignal,
     ): Promise<Buffer | undefined> {
       if (!(await found("ffmpeg"))) return undefined;
-      const demuxer = await demuxerOf(absPath);
+      const demuxer = await demuxerOf(file);
       if (!demuxer) return undefined;
       const at = durationSeconds ? Math.min(durationSeconds * 0.1, 60) : 1;
       for (const seek of [at, 0]) {
-        const args = [
-          "-v",
-          "error",
-          "-ss",
-          seek.toFixed(2),
-          ...inputArgs(absPath, demuxer),
-          "-frames:v",
-          "1",
-        ];
+        const args = ["-v", "error", "-ss", seek.toFixed(2), ...inputArgs(demuxer), "-frames:v", "1"];
         const out = await runBinary(cfg.ffmpeg_path, [...args, "-f", "image2pipe", "-c:v", "png", "pipe:1"], {
           timeoutMs: 20_000,
           signal,
+          input: file,
         }).catch(() => undefined);
         if (out && out.length > 0) return out;
       }
@@ -264,9 +280,9 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
      * keyframes, read from packet flags without decoding; undefined when
      * ffprobe fails or takes longer than `timeoutMs` (a slow disk, a huge file).
      */
-    async keyframes(absPath: string, timeoutMs: number): Promise<number[] | undefined> {
+    async keyframes(file: ReadableFile, timeoutMs: number): Promise<number[] | undefined> {
       if (!(await found("ffprobe"))) return undefined;
-      const demuxer = await demuxerOf(absPath);
+      const demuxer = await demuxerOf(file);
       if (!demuxer) return undefined;
       const args = [
         "-v",
@@ -277,15 +293,16 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
         "packet=pts_time,flags",
         "-of",
         "csv=p=0",
-        ...inputArgs(absPath, demuxer),
+        ...inputArgs(demuxer),
       ];
       return new Promise((resolve) => {
         const child = spawn(cfg.ffprobe_path, args, {
-          stdio: ["ignore", "pipe", "ignore"],
+          stdio: stdioFor("pipe", "ignore", file),
           timeout: timeoutMs,
           killSignal: "SIGKILL",
         });
         const times: number[] = [];
+        if (!child.stdout) throw new Error("ffprobe has no output stream");
         createInterface({ input: child.stdout }).on("line", (line) => {
           // "12.345000,K__": only keyframes are kept (a film has ~1 per 2-10 s).
           const comma = line.indexOf(",");
@@ -309,31 +326,34 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
      * when ffmpeg fails (an image-based stream, a broken file).
      */
     async subtitleVtt(
-      absPath: string,
+      file: ReadableFile,
       source: { streamIndex: number } | { demuxer: "ass"; windows1252: boolean },
     ): Promise<Buffer | undefined> {
       if (!(await found("ffmpeg"))) return undefined;
-      const demuxer = "demuxer" in source ? source.demuxer : await demuxerOf(absPath);
+      const demuxer = "demuxer" in source ? source.demuxer : await demuxerOf(file);
       if (!demuxer) return undefined;
       const map = "streamIndex" in source ? `0:${source.streamIndex}` : "0:s:0";
       const charset = "windows1252" in source && source.windows1252 ? ["-sub_charenc", "CP1252"] : [];
-      const args = ["-v", "error", "-nostdin", ...charset, ...inputArgs(absPath, demuxer), "-map", map];
+      const args = ["-v", "error", "-nostdin", ...charset, ...inputArgs(demuxer), "-map", map];
       return runBinary(cfg.ffmpeg_path, [...args, "-c:s", "webvtt", "-f", "webvtt", "pipe:1"], {
         timeoutMs: 120_000,
+        input: file,
       }).catch(() => undefined);
     },
 
     /**
      * Starts ffmpeg with `args` (built by the caller from inputArgs() and
-     * fixed option names only) at a lower CPU priority than the server, so a
-     * conversion never starves requests; undefined without ffmpeg (or
-     * before the detection: a conversion starts after its file was probed).
+     * fixed option names only) reading `input`, at a lower CPU priority than
+     * the server, so a conversion never starves requests; undefined without
+     * ffmpeg (or before the detection: a conversion starts after its file was
+     * probed). The child holds its own copy of the descriptor: the caller may
+     * release `input` once this returns.
      */
-    spawnFfmpeg(args: string[], cwd: string): FfmpegProcess | undefined {
+    spawnFfmpeg(args: string[], cwd: string, input: ReadableFile): FfmpegProcess | undefined {
       if (!state.ffmpeg) return undefined;
       const child = spawn(cfg.ffmpeg_path, ["-v", "error", "-nostdin", ...args], {
         cwd,
-        stdio: ["ignore", "ignore", "pipe"],
+        stdio: stdioFor("ignore", "pipe", input),
       });
       if (child.pid !== undefined) {
         try {
@@ -345,14 +365,16 @@ export function createMediaTools(cfg: { ffmpeg_path: string; ffprobe_path: strin
       return wrapProcess(child);
     },
 
-    /** Probes a host file; undefined when ffprobe is missing or cannot read it. */
-    async probe(absPath: string, signal?: AbortSignal): Promise<MediaInfo | undefined> {
+    /** Probes an opened file; undefined when ffprobe is missing or cannot read it. */
+    async probe(file: ReadableFile, signal?: AbortSignal): Promise<MediaInfo | undefined> {
       if (!(await found("ffprobe"))) return undefined;
-      const demuxer = await demuxerOf(absPath);
+      const demuxer = await demuxerOf(file);
       if (!demuxer) return undefined;
-      const input = inputArgs(absPath, demuxer);
+      const input = inputArgs(demuxer);
       const args = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", ...input];
-      const r = await run(cfg.ffprobe_path, args, { timeoutMs: 15_000, signal }).catch(() => undefined);
+      const r = await run(cfg.ffprobe_path, args, { timeoutMs: 15_000, signal, input: file }).catch(
+        () => undefined,
+      );
       if (r?.code !== 0) return undefined;
       return parseProbe(r.stdout);
     },

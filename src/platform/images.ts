@@ -1,4 +1,5 @@
 import { AppError } from "../errors.ts";
+import { pathOfOpen, type ReadableFile } from "./open-files.ts";
 
 /**
  * sharp behind a small wrapper: image thumbnails as WebP. sharp is loaded on
@@ -10,10 +11,19 @@ type SharpFn = typeof import("sharp").default;
 
 let loading: Promise<SharpFn | undefined> | undefined;
 
-/** The sharp module, or undefined when it cannot be loaded here. */
+/**
+ * The sharp module, or undefined when it cannot be loaded here. libvips'
+ * operation cache is turned off: it keys a load by its file name, and the
+ * names sharp is given (/proc/self/fd/<n>, see webpThumbnail) are reused by
+ * later files, which could then get an earlier file's pixels; thumbnails
+ * have their own cache on disk.
+ */
 export function loadSharp(): Promise<SharpFn | undefined> {
   loading ??= import("sharp").then(
-    (m) => m.default,
+    (m) => {
+      m.default.cache(false);
+      return m.default;
+    },
     () => undefined,
   );
   return loading;
@@ -35,16 +45,17 @@ export const THUMBNAIL_IMAGE_TYPES = new Set([
 export const MAX_IMAGE_PIXELS = 100_000_000;
 
 /**
- * A WebP thumbnail of the image in `input` (path or bytes) fitting in
- * `size`×`size`, EXIF rotation applied, never enlarged. An image over
- * MAX_IMAGE_PIXELS is AppError 413 saying so; other images sharp cannot
- * read reject with sharp's error.
+ * A WebP thumbnail of the image in `input` (an opened file, read through its
+ * descriptor, or bytes) fitting in `size`×`size`, EXIF rotation applied,
+ * never enlarged. An image over MAX_IMAGE_PIXELS is AppError 413 saying so;
+ * other images sharp cannot read reject with sharp's error.
  */
-export async function webpThumbnail(input: string | Buffer, size: number): Promise<Buffer> {
+export async function webpThumbnail(input: ReadableFile | Buffer, size: number): Promise<Buffer> {
   const sharp = await loadSharp();
   if (!sharp) throw new Error("sharp is not available");
+  const source = Buffer.isBuffer(input) ? input : pathOfOpen(input);
   try {
-    return await sharp(input, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: "error", pages: 1 })
+    return await sharp(source, { limitInputPixels: MAX_IMAGE_PIXELS, failOn: "error", pages: 1 })
       .rotate()
       .resize(size, size, { fit: "inside", withoutEnlargement: true })
       .webp({ quality: 75 })

@@ -1,4 +1,5 @@
 import { loadOnce } from "./lazy.ts";
+import { pathOfOpen, type ReadableFile } from "./open-files.ts";
 
 /** music-metadata (and the file-type sniffers it brings) loads with the first file read, not at start. */
 const musicMetadata = loadOnce(() => import("music-metadata"));
@@ -22,14 +23,16 @@ const count = (v: unknown): number | undefined =>
   typeof v === "number" && Number.isInteger(v) && v > 0 && v < 100_000 ? v : undefined;
 
 /**
- * Reads a music file's tags (ID3, Vorbis comments, MP4 atoms, APE, ASF)
- * with music-metadata; undefined when it cannot be parsed. Only the tag
- * blocks are read, not the audio.
+ * Reads an opened music file's tags (ID3, Vorbis comments, MP4 atoms, APE,
+ * ASF) with music-metadata, through the file's descriptor (its format is
+ * sniffed from the content: the name music-metadata is given has no
+ * extension); undefined when it cannot be parsed. Only the tag blocks are
+ * read, not the audio.
  */
-export async function readMusicTags(absPath: string): Promise<MusicTags | undefined> {
+export async function readMusicTags(file: ReadableFile): Promise<MusicTags | undefined> {
   try {
     const { parseFile } = await musicMetadata();
-    const { common } = await parseFile(absPath, { duration: false, skipCovers: false });
+    const { common } = await parseFile(pathOfOpen(file), { duration: false, skipCovers: false });
     const tags: MusicTags = { has_cover: Boolean(common.picture?.length) };
     const fields: Partial<MusicTags> = {
       title: text(common.title),
@@ -49,11 +52,11 @@ export async function readMusicTags(absPath: string): Promise<MusicTags | undefi
   }
 }
 
-/** The embedded cover art (front cover first), or undefined. */
-export async function readCoverArt(absPath: string): Promise<Buffer | undefined> {
+/** The embedded cover art of an opened music file (front cover first), or undefined. */
+export async function readCoverArt(file: ReadableFile): Promise<Buffer | undefined> {
   try {
     const { parseFile } = await musicMetadata();
-    const { common } = await parseFile(absPath, { duration: false, skipCovers: false });
+    const { common } = await parseFile(pathOfOpen(file), { duration: false, skipCovers: false });
     const pictures = common.picture ?? [];
     const front = pictures.find((p) => /front/i.test(p.type ?? "")) ?? pictures[0];
     return front ? Buffer.from(front.data) : undefined;

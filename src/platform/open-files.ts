@@ -12,6 +12,17 @@ export interface ReadableFile {
   release(): void;
 }
 
+/**
+ * A path naming the very file `file` has open (Linux's /proc/self/fd), for
+ * libraries in this process that open by path (sharp, music-metadata,
+ * file-type): opening it opens the same file again, wherever that file is
+ * now and whatever its old path names since, so the check made on the
+ * descriptor holds for what they read. Valid while `file` is held.
+ */
+export function pathOfOpen(file: Pick<ReadableFile, "fd">): string {
+  return `/proc/self/fd/${file.fd}`;
+}
+
 /** Files kept open for reuse at most; past it, idle ones are closed at once. */
 const MAX_KEPT = 128;
 /** A kept file unused this long is closed (ms). */

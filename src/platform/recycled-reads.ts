@@ -1,5 +1,5 @@
-import { type FileHandle, open } from "node:fs/promises";
 import { Readable } from "node:stream";
+import { type ReadableFile, readAt } from "./open-files.ts";
 
 /** Size of each recycled read buffer. */
 const CHUNK = 2 << 20;
@@ -37,19 +37,22 @@ export class RecycledBuffers {
 }
 
 /**
- * A file's bytes as a Readable whose chunks are recycled buffers (see
- * RecycledBuffers): each chunk must be released by the final writer, and
- * nothing between may keep it (yazl's CRC and byte counters pass chunks
- * through untouched).
+ * The bytes of the file `open` opens (once, when the stream is first read:
+ * an opened and checked file, see open-files.ts), as a Readable whose chunks
+ * are recycled buffers (see RecycledBuffers): each chunk must be released by
+ * the final writer, and nothing between may keep it (yazl's CRC and byte
+ * counters pass chunks through untouched). The file is released when the
+ * stream ends or is destroyed.
  */
-export function recycledFileStream(path: string, buffers: RecycledBuffers): Readable {
-  let fh: FileHandle | undefined;
+export function recycledFileStream(open: () => Promise<ReadableFile>, buffers: RecycledBuffers): Readable {
+  let file: ReadableFile | undefined;
+  let pos = 0;
   return new Readable({
     highWaterMark: CHUNK,
     construct(cb) {
-      open(path, "r").then(
-        (h) => {
-          fh = h;
+      open().then(
+        (f) => {
+          file = f;
           cb();
         },
         (err: Error) => cb(err),
@@ -57,8 +60,9 @@ export function recycledFileStream(path: string, buffers: RecycledBuffers): Read
     },
     read() {
       const buf = buffers.take();
-      (fh as FileHandle).read(buf, 0, buf.length, null).then(
-        ({ bytesRead }) => {
+      readAt((file as ReadableFile).fd, buf, buf.length, pos).then(
+        (bytesRead) => {
+          pos += bytesRead;
           if (bytesRead === 0) {
             buffers.release(buf);
             this.push(null);
@@ -68,13 +72,9 @@ export function recycledFileStream(path: string, buffers: RecycledBuffers): Read
       );
     },
     destroy(err, cb) {
-      const h = fh;
-      fh = undefined;
-      if (!h) return cb(err);
-      h.close().then(
-        () => cb(err),
-        () => cb(err),
-      );
+      file?.release();
+      file = undefined;
+      cb(err);
     },
   });
 }

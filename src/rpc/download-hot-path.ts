@@ -12,7 +12,6 @@ import { authenticate } from "../domain/auth/authenticate.ts";
 import { DownloadFileRequestSchema, DownloadFileResponseSchema } from "../gen/attic/v1/file_pb.ts";
 import { resolveClientIp } from "../platform/client-ip.ts";
 import { pumpFramed } from "../platform/file-pump.ts";
-import { openForRead } from "../platform/open-files.ts";
 import type { RateLimits } from "../platform/rate-limiter.ts";
 import { requestIdOf } from "../platform/request-id.ts";
 import { toConnectError } from "./connect-error.ts";
@@ -172,8 +171,7 @@ export function rpcDownloadHotPath(
       const file = files.get(actor, id);
       const content = await files.openContent(actor, id);
       files.countDownload("rpc");
-      const opened =
-        content.size > 0 ? await openForRead(content.path, { reuse: content.immutable }) : undefined;
+      const opened = content.size > 0 ? await content.open() : undefined;
       res.writeHead(200, head);
       const metadata = create(DownloadFileResponseSchema, {
         data: { case: "metadata", value: fileToProto(file) },

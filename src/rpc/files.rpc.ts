@@ -3,7 +3,6 @@ import type { AppContext } from "../context.ts";
 import { AppError } from "../errors.ts";
 import type { FileService, UploadFileRequest } from "../gen/attic/v1/file_pb.ts";
 import { filePieces } from "../platform/file-pump.ts";
-import { openForRead } from "../platform/open-files.ts";
 import { actorOf } from "./call-context.ts";
 import { filesPageToProto, fileToProto, pageFromProto } from "./convert.ts";
 
@@ -69,7 +68,7 @@ export function filesRpc(ctx: AppContext): Partial<ServiceImpl<typeof FileServic
       if (content.size === 0) return;
       // Nothing is read beyond the piece ahead until the next message is pulled: backpressure end to end.
       // Each piece is serialized before the next is asked for, as filePieces requires.
-      const opened = await openForRead(content.path, { reuse: content.immutable });
+      const opened = await content.open();
       for await (const piece of filePieces(opened, 0, content.size - 1, DOWNLOAD_CHUNK_BYTES)) {
         yield { data: { case: "chunk", value: piece } };
       }

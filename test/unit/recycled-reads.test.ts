@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { openForRead } from "../../src/platform/open-files.ts";
 import { RecycledBuffers, recycledFileStream } from "../../src/platform/recycled-reads.ts";
 
 describe("recycled read buffers", () => {
@@ -28,7 +29,10 @@ describe("recycled read buffers", () => {
       writeFileSync(join(dir, "f.bin"), bytes);
       const pool = new RecycledBuffers();
       const copies: Buffer[] = [];
-      for await (const chunk of recycledFileStream(join(dir, "f.bin"), pool)) {
+      for await (const chunk of recycledFileStream(
+        () => openForRead(join(dir, "f.bin"), { reuse: false }),
+        pool,
+      )) {
         copies.push(Buffer.from(chunk as Buffer));
         pool.release(chunk as Buffer);
       }

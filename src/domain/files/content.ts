@@ -2,11 +2,17 @@ import type { Readable } from "node:stream";
 import { AppError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { BlobStore } from "../../platform/blobstore.ts";
-import { readStream } from "../../platform/local-files.ts";
+import { fileStream } from "../../platform/local-files.ts";
+import { openForRead, type ReadableFile } from "../../platform/open-files.ts";
 import type { FileRow, FilesRepo } from "./files.repo.ts";
 
 /** Where a file's bytes are on disk right now. */
 export interface ContentLocation {
+  /**
+   * A real path (no symlink in it): a blob's, or a host file's proven inside
+   * its folder. Opened only through OpenedContent.open, which checks the
+   * opened descriptor is still the file it names.
+   */
   path: string;
   size: number;
   mtimeMs: number;
@@ -29,10 +35,18 @@ export interface OpenedContent {
   /** Strong validator: the content hash, quoted (or size+mtime for not-yet-hashed host files). */
   etag: string;
   lastModified: Date;
-  path: string;
   /** See ContentLocation.immutable. */
   immutable: boolean;
-  /** A stream of bytes `start..end` (inclusive), or all of them. */
+  /**
+   * Opens the bytes for reading: every reader (download, preview, copy,
+   * zip, sharp, ffmpeg, music tags) reads this one descriptor, which is
+   * proved to be the file at the checked real path (openForRead), never the
+   * path opened again, which a symlink swapped in since could send outside
+   * the watched folder. 404 when the file is gone or no longer there. The
+   * caller releases it.
+   */
+  open(): Promise<ReadableFile>;
+  /** A stream of bytes `start..end` (inclusive), or all of them (opened as `open` does). */
   stream(range?: { start: number; end: number }): Readable;
 }
 
@@ -60,7 +74,6 @@ export async function locateContent(
   throw new AppError("FILE_NOT_FOUND", "file has no content");
 }
 
-/** Wraps a location as OpenedContent. */
 /**
  * A file's strong entity tag: the first 128 bits of its SHA-256 (as safe a
  * validator as the whole hash, and short enough for clients that cap header
@@ -86,16 +99,29 @@ export function entityTag(
   return `"${row.hash && current ? row.hash.slice(0, 32) : `${size.toString(16)}-${Math.floor(mtimeMs).toString(16)}`}"`;
 }
 
+/** Wraps a location as OpenedContent. */
 export function openedContent(row: FileRow, loc: ContentLocation): OpenedContent {
   return {
     row,
     size: loc.size,
     etag: entityTag(row, loc.size, loc.mtimeMs),
     lastModified: new Date(Math.floor(loc.mtimeMs / 1000) * 1000),
-    path: loc.path,
     immutable: loc.immutable === true,
-    stream: (range) => readStream(loc.path, range),
+    open: () => openLocation(loc),
+    stream: (range) => fileStream(() => openLocation(loc), range),
   };
+}
+
+/** Opens a location's bytes (see OpenedContent.open); a file gone or moved is 404. */
+async function openLocation(loc: ContentLocation): Promise<ReadableFile> {
+  try {
+    return await openForRead(loc.path, { reuse: loc.immutable === true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP")
+      throw new AppError("FILE_NOT_FOUND", "the stored content is missing", undefined, { cause: err });
+    throw err;
+  }
 }
 
 /**
@@ -116,4 +142,17 @@ export async function reclaimUnused(
       () => repo.removeBlob(hash),
     )
     .catch((err) => log.warn({ err, hash }, "could not remove an unused blob"));
+}
+
+/** Runs `use` on the content opened (OpenedContent.open), releasing it however `use` ends. */
+export async function withOpened<T>(
+  content: Pick<OpenedContent, "open">,
+  use: (file: ReadableFile) => Promise<T>,
+): Promise<T> {
+  const file = await content.open();
+  try {
+    return await use(file);
+  } finally {
+    file.release();
+  }
 }

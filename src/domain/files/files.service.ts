@@ -1,6 +1,6 @@
 import { changeWatch } from "../../db/change-watch.ts";
 import { AppError } from "../../errors.ts";
-import { readUtf8 } from "../../platform/local-files.ts";
+import { readUpTo } from "../../platform/local-files.ts";
 import { LEVEL } from "../access/access.ts";
 import { type Actor, requirePermission } from "../actor.ts";
 import { parseInput } from "../parse-input.ts";
@@ -10,6 +10,7 @@ import {
   type OpenedContent,
   openedContent,
   reclaimUnused,
+  withOpened,
 } from "./content.ts";
 import type { FilesDeps } from "./deps.ts";
 import { type FileDto, toFileDto, toFileDtos, toTaggedFileDto } from "./files.dto.ts";
@@ -301,7 +302,12 @@ export function createFilesService(deps: FilesDeps) {
       if (content.size > MAX_TEXT_BYTES) {
         throw new AppError("PAYLOAD_TOO_LARGE", `text preview is limited to ${MAX_TEXT_BYTES} bytes`);
       }
-      return { content: await readUtf8(content.path), mime_type: mime, encoding: "utf-8" };
+      // Read from the one checked descriptor, bounded again: the file may have grown since its stat.
+      const bytes = await withOpened(content, (file) => readUpTo(file, MAX_TEXT_BYTES));
+      if (bytes.length > MAX_TEXT_BYTES) {
+        throw new AppError("PAYLOAD_TOO_LARGE", `text preview is limited to ${MAX_TEXT_BYTES} bytes`);
+      }
+      return { content: bytes.toString("utf8"), mime_type: mime, encoding: "utf-8" };
     },
 
     /**

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { AppError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { FfmpegProcess } from "../../platform/ffmpeg.ts";
+import type { ReadableFile } from "../../platform/open-files.ts";
 import type { WorkDir } from "../../platform/work-dir.ts";
 import { type HwAccel, type Layout, type StreamPlan, segmentArgs } from "./stream-plan.ts";
 
@@ -50,7 +51,11 @@ export interface ConversionInput {
   plan: StreamPlan;
   planKey: string;
   layout: Layout;
-  absPath: string;
+  /**
+   * Opens the file to convert (OpenedContent.open: the checked descriptor,
+   * never a path), each time a run starts; ffmpeg reads the one opened.
+   */
+  open: () => Promise<ReadableFile>;
   height?: number;
 }
 
@@ -76,9 +81,10 @@ interface Job {
 
 export interface ConversionsOptions {
   work: WorkDir;
-  spawn: (args: string[], cwd: string) => FfmpegProcess | undefined;
+  /** Starts ffmpeg reading `input` (which the caller may release once this returns). */
+  spawn: (args: string[], cwd: string, input: ReadableFile) => FfmpegProcess | undefined;
   /** The demuxer forced for a file (sniffed from its content), read when a conversion starts. */
-  demuxerOf: (absPath: string) => Promise<string | undefined>;
+  demuxerOf: (file: ReadableFile) => Promise<string | undefined>;
   maxRunning: number;
   idleMs: number;
   maxBytes: number;
@@ -227,19 +233,7 @@ export function createConversions(opts: ConversionsOptions) {
         totalBytes -= size;
       }
     }
-    const demuxer = await opts.demuxerOf(job.input.absPath);
-    if (!demuxer) throw new AppError("VALIDATION", "the file could not be read as media");
-    const args = segmentArgs({
-      plan: job.input.plan,
-      layout: job.input.layout,
-      from,
-      absPath: job.input.absPath,
-      demuxer,
-      listFile: job.listFile,
-      hwaccel: opts.hwaccel,
-      height: job.input.height,
-    });
-    const proc = opts.spawn(args, job.dir);
+    const proc = await runFfmpeg(job, from);
     if (!proc) throw new AppError("UNAVAILABLE", "video conversion is off (ffmpeg missing)");
     job.proc = proc;
     opts.onStart?.(job.input.plan.mode);
@@ -260,6 +254,27 @@ export function createConversions(opts: ConversionsOptions) {
       }
     });
     tick(job);
+  }
+
+  /** Opens the file, sniffs it and starts ffmpeg on that descriptor (the child keeps its own copy). */
+  async function runFfmpeg(job: Job, from: number): Promise<FfmpegProcess | undefined> {
+    const file = await job.input.open();
+    try {
+      const demuxer = await opts.demuxerOf(file);
+      if (!demuxer) throw new AppError("VALIDATION", "the file could not be read as media");
+      const args = segmentArgs({
+        plan: job.input.plan,
+        layout: job.input.layout,
+        from,
+        demuxer,
+        listFile: job.listFile,
+        hwaccel: opts.hwaccel,
+        height: job.input.height,
+      });
+      return opts.spawn(args, job.dir, file);
+    } finally {
+      file.release();
+    }
   }
 
   const keyOf = (input: ConversionInput) => `${input.fileId}:${input.etag}:${input.planKey}:${input.session}`;

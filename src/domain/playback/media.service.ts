@@ -3,7 +3,7 @@ import type { MediaInfo, MediaTools } from "../../platform/ffmpeg.ts";
 import { createJobQueue } from "../../platform/job-queue.ts";
 import type { Metrics } from "../../platform/metrics.ts";
 import type { Actor } from "../actor.ts";
-import type { OpenedContent } from "../files/content.ts";
+import { type OpenedContent, withOpened } from "../files/content.ts";
 
 const CACHE_MAX = 2000;
 /** ffprobe processes at once, whatever the number of requests. */
@@ -28,8 +28,8 @@ export function createMediaService(deps: {
   const cache = new Map<string, MediaInfo>();
   const queue = createJobQueue({ concurrency: PROBE_CONCURRENCY, failureTtlMs: FAILURE_TTL_MS });
 
-  async function probe(path: string): Promise<MediaInfo> {
-    const info = await deps.tools.probe(path);
+  async function probe(content: OpenedContent): Promise<MediaInfo> {
+    const info = await withOpened(content, (file) => deps.tools.probe(file));
     deps.metrics.mediaProbes.inc({ result: info ? "ok" : "failed" });
     if (!info) throw new AppError("VALIDATION", "the file could not be read as media");
     return info;
@@ -47,7 +47,7 @@ export function createMediaService(deps: {
       cache.set(key, hit);
       return hit;
     }
-    const info = await queue.run(key, () => probe(content.path));
+    const info = await queue.run(key, () => probe(content));
     if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
     cache.set(key, info);
     return info;

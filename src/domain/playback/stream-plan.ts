@@ -232,7 +232,6 @@ export function segmentArgs(opts: {
   plan: StreamPlan;
   layout: Layout;
   from: number;
-  absPath: string;
   demuxer: string;
   listFile: string;
   hwaccel: HwAccel;
@@ -245,7 +244,7 @@ export function segmentArgs(opts: {
   const args = [...(plan.video?.action === "h264" ? hwInput(opts.hwaccel) : []), "-copyts", "-start_at_zero"];
   // A copied video can only start at a keyframe: seek just past it so the demuxer lands on it.
   if (start > 0) args.push("-ss", seconds(copyVideo ? start + 0.001 : start));
-  args.push(...inputArgs(opts.absPath, opts.demuxer));
+  args.push(...inputArgs(opts.demuxer));
   if (plan.video) args.push("-map", `0:${plan.video.index}`);
   else args.push("-vn");
   if (plan.audio) args.push("-map", `0:${plan.audio.index}`);

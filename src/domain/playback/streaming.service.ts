@@ -4,11 +4,11 @@ import { AppError, notFound } from "../../errors.ts";
 import type { DiskCache } from "../../platform/disk-cache.ts";
 import type { MediaInfo, MediaTools } from "../../platform/ffmpeg.ts";
 import { createJobQueue } from "../../platform/job-queue.ts";
-import { readBytes } from "../../platform/local-files.ts";
+import { readUpTo } from "../../platform/local-files.ts";
 import { type MusicTags, readMusicTags } from "../../platform/music.ts";
 import { type Access, LEVEL } from "../access/access.ts";
 import type { Actor } from "../actor.ts";
-import type { OpenedContent } from "../files/content.ts";
+import { type OpenedContent, withOpened } from "../files/content.ts";
 import { STREAMABLE } from "../files/mime.ts";
 import { parseInput } from "../parse-input.ts";
 import type { Conversions } from "./conversions.ts";
@@ -116,7 +116,9 @@ export function createStreamingService(deps: {
   async function keyframeLayoutOf(content: OpenedContent, duration: number): Promise<Layout | undefined> {
     const key = `${content.row.id}:${content.etag}`;
     if (layouts.has(key)) return layouts.get(key) ?? undefined;
-    const keyframes = await scans.run(key, () => deps.tools.keyframes(content.path, KEYFRAME_SCAN_MS));
+    const keyframes = await scans.run(key, () =>
+      withOpened(content, (file) => deps.tools.keyframes(file, KEYFRAME_SCAN_MS)),
+    );
     const layout = keyframes && keyframes.length > 0 ? keyframeLayout(keyframes, duration) : null;
     if (layouts.size >= LAYOUT_CACHE_MAX) layouts.delete(layouts.keys().next().value as string);
     layouts.set(key, layout);
@@ -164,7 +166,7 @@ export function createStreamingService(deps: {
 
   async function tagsOf(content: OpenedContent, info: MediaInfo | undefined): Promise<MusicTags | undefined> {
     const isAudio = content.row.mime_type.startsWith("audio/") || (info && !videoStream(info));
-    return isAudio ? readMusicTags(content.path) : undefined;
+    return isAudio ? withOpened(content, readMusicTags) : undefined;
   }
 
   return {
@@ -333,7 +335,7 @@ export function createStreamingService(deps: {
           plan,
           planKey: planKey(plan),
           layout,
-          absPath: content.path,
+          open: content.open,
           height: videoStream(info)?.height,
         },
         n,
@@ -350,7 +352,9 @@ export function createStreamingService(deps: {
         const file = await deps.openContent(actor, side.row.id);
         if (file.size > MAX_SUBTITLE_BYTES)
           throw new AppError("PAYLOAD_TOO_LARGE", "the subtitle file is too large");
-        const bytes = await readBytes(file.path);
+        const bytes = await withOpened(file, (f) => readUpTo(f, MAX_SUBTITLE_BYTES));
+        if (bytes.length > MAX_SUBTITLE_BYTES)
+          throw new AppError("PAYLOAD_TOO_LARGE", "the subtitle file is too large");
         if (side.format === "ass") {
           // ffmpeg refuses text that is not UTF-8 unless told its encoding (old .ass/.ssa files are often Windows-1252).
           const source = { demuxer: "ass" as const, windows1252: !isUnicodeSubtitle(bytes) };
@@ -385,7 +389,7 @@ export function createStreamingService(deps: {
     const cached = await deps.subtitleCache.get(key);
     if (cached) return cached.toString("utf8");
     const vtt = await subtitleJobs.run(key, async () => {
-      const out = await deps.tools.subtitleVtt(content.path, source);
+      const out = await withOpened(content, (file) => deps.tools.subtitleVtt(file, source));
       if (!out) throw new AppError("VALIDATION", "the subtitles could not be read");
       await deps.subtitleCache.put(key, out);
       return out;

@@ -7,7 +7,7 @@ import { loadSharp, THUMBNAIL_IMAGE_TYPES, webpThumbnail } from "../../platform/
 import { createJobQueue } from "../../platform/job-queue.ts";
 import { readCoverArt } from "../../platform/music.ts";
 import type { Actor } from "../actor.ts";
-import type { OpenedContent } from "../files/content.ts";
+import { type OpenedContent, withOpened } from "../files/content.ts";
 
 /** Thumbnail sizes served (a fixed set keeps the cache small). */
 export const THUMBNAIL_SIZES = [128, 256, 512, 1024] as const;
@@ -35,18 +35,20 @@ export function createThumbnailService(deps: {
   const cache = new DiskCache(join(deps.dataDir, "thumbnails"), deps.cacheMaxBytes, ".webp");
   const queue = createJobQueue({ concurrency: CONCURRENCY });
 
+  /** Renders from the one opened and checked file (see OpenedContent.open), whatever reads it. */
   async function render(content: OpenedContent, size: number): Promise<Buffer> {
     const type = content.row.mime_type;
-    if (THUMBNAIL_IMAGE_TYPES.has(type)) return webpThumbnail(content.path, size);
+    const thumbnail = (input: Parameters<typeof webpThumbnail>[0]) => webpThumbnail(input, size);
+    if (THUMBNAIL_IMAGE_TYPES.has(type)) return withOpened(content, thumbnail);
     if (type.startsWith("video/")) {
-      const frame = await deps.tools.posterFrame(content.path);
+      const frame = await withOpened(content, (file) => deps.tools.posterFrame(file));
       if (!frame) throw new AppError("VALIDATION", "no frame could be read from this video");
-      return webpThumbnail(frame, size);
+      return thumbnail(frame);
     }
     if (type.startsWith("audio/")) {
-      const cover = await readCoverArt(content.path);
+      const cover = await withOpened(content, readCoverArt);
       if (!cover) throw new AppError("VALIDATION", "this music file has no cover art");
-      return webpThumbnail(cover, size);
+      return thumbnail(cover);
     }
     throw new AppError("VALIDATION", `no thumbnail for ${type} files`);
   }
