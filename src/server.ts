@@ -193,6 +193,7 @@ export async function buildServer(cfg: Config, opts: { log?: Logger } = {}): Pro
       tools: mediaTools,
       dataDir,
       cacheMaxBytes: cfg.media.thumbnail_cache_max_bytes,
+      timeoutSeconds: cfg.media.thumbnail_timeout_seconds,
     }),
     suggestions: createSuggestionsService({ hostPolicy }),
     dav: createDavService({

@@ -163,6 +163,11 @@ export const configSchema = z.object({
       ffprobe_path: z.string().default("ffprobe"),
       /** Disk space for thumbnails (DATA_DIR/thumbnails); the least recently used go first. */
       thumbnail_cache_max_bytes: int(1024 * 1024, Number.MAX_SAFE_INTEGER).default(1024 * 1024 * 1024),
+      /**
+       * Longest time (seconds) one image thumbnail may take to make; an image taking longer is
+       * refused (413), so one crafted or huge image cannot hold the image library's threads.
+       */
+      thumbnail_timeout_seconds: int(1, 3600).default(20),
       /** Video/audio conversions (HLS remux or transcode) running at once; more wait or get 503. */
       max_transcodes: int(1, 64).default(2),
       /** A conversion nobody has asked a segment of for this long (seconds) is stopped. */

@@ -47,10 +47,17 @@ export const MAX_IMAGE_PIXELS = 100_000_000;
 /**
  * A WebP thumbnail of the image in `input` (an opened file, read through its
  * descriptor, or bytes) fitting in `size`×`size`, EXIF rotation applied,
- * never enlarged. An image over MAX_IMAGE_PIXELS is AppError 413 saying so;
- * other images sharp cannot read reject with sharp's error.
+ * never enlarged. An image over MAX_IMAGE_PIXELS is AppError 413 saying so,
+ * and so is one whose decoding takes longer than `timeoutSeconds`: libvips
+ * works on a small shared thread pool, and a crafted or huge image must not
+ * keep it busy for every other thumbnail. Other images sharp cannot read
+ * reject with sharp's error.
  */
-export async function webpThumbnail(input: ReadableFile | Buffer, size: number): Promise<Buffer> {
+export async function webpThumbnail(
+  input: ReadableFile | Buffer,
+  size: number,
+  timeoutSeconds: number,
+): Promise<Buffer> {
   const sharp = await loadSharp();
   if (!sharp) throw new Error("sharp is not available");
   const source = Buffer.isBuffer(input) ? input : pathOfOpen(input);
@@ -59,6 +66,7 @@ export async function webpThumbnail(input: ReadableFile | Buffer, size: number):
       .rotate()
       .resize(size, size, { fit: "inside", withoutEnlargement: true })
       .webp({ quality: 75 })
+      .timeout({ seconds: timeoutSeconds })
       .toBuffer();
   } catch (err) {
     // sharp reads the dimensions first and refuses before decoding (src/common.cc).
@@ -67,6 +75,15 @@ export async function webpThumbnail(input: ReadableFile | Buffer, size: number):
         "PAYLOAD_TOO_LARGE",
         `this image is over ${MAX_IMAGE_PIXELS / 1_000_000} megapixels: no thumbnail is made of images that large`,
         { max_pixels: MAX_IMAGE_PIXELS },
+        { cause: err },
+      );
+    }
+    // sharp's timeout (src/pipeline.cc): "timeout: <n>% complete".
+    if (err instanceof Error && err.message.startsWith("timeout:")) {
+      throw new AppError(
+        "PAYLOAD_TOO_LARGE",
+        `this image takes longer than ${timeoutSeconds} s to decode: no thumbnail is made of it`,
+        { timeout_seconds: timeoutSeconds },
         { cause: err },
       );
     }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { upload } from "../helpers/files.ts";
+import { slowPng } from "../helpers/images.ts";
 import { missing } from "../helpers/programs.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -62,3 +63,38 @@ describe.skipIf(missing("image thumbnails", "ffmpeg"))("image thumbnails: limits
     expect((await thumb(whole.body.id)).status).toBe(200);
   });
 });
+
+/** sharp's timeout: one image cannot hold libvips' threads past media.thumbnail_timeout_seconds. */
+describe("image thumbnails: a time limit per image", () => {
+  let s: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    s = await startServer({ media: { thumbnail_timeout_seconds: 1 } });
+    token = await s.login();
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it("answers 413 for an image that takes longer to decode, and goes on making thumbnails", async () => {
+    // ~300 KiB that take libvips seconds (see slowPng): a thumbnail of it ran to the end, however long.
+    const slow = await upload(s, token, "slow.png", await slowPng());
+    expect(slow.status, slow.text).toBe(201);
+    const r = await s.api("GET", `/api/v1/files/${slow.body.id}/thumbnail?size=128`, { token });
+    expect([r.status, r.body.error?.code], r.text).toEqual([413, "ERR_PAYLOAD_TOO_LARGE"]);
+    expect(r.body.error.message).toMatch(/longer than 1 s/);
+    expect(r.body.error.details).toEqual({ timeout_seconds: 1 });
+    // A small image right after: its thumbnail is made.
+    const small = await upload(s, token, "small.png", await tinyPng());
+    const ok = await s.api("GET", `/api/v1/files/${small.body.id}/thumbnail?size=128`, { token });
+    expect(ok.status, ok.text).toBe(200);
+  }, 60_000);
+});
+
+/** A valid 2×1 PNG, made by sharp. */
+async function tinyPng(): Promise<Buffer> {
+  const sharp = (await import("sharp")).default;
+  return sharp({ create: { width: 2, height: 1, channels: 3, background: "red" } })
+    .png()
+    .toBuffer();
+}

@@ -98,7 +98,7 @@ describe.skipIf(missing("reads of opened files", "ffmpeg", "ffprobe"))("reads of
 
   it("makes the image thumbnail of the file that was checked (sharp)", async () => {
     const file = await openThenSwap("photo.png");
-    const thumb = await webpThumbnail(file, 128);
+    const thumb = await webpThumbnail(file, 128, 20);
     const meta = await sharp(thumb).metadata();
     expect([meta.width, meta.height]).toEqual([40, 30]);
   });

@@ -31,6 +31,8 @@ export function createThumbnailService(deps: {
   tools: MediaTools;
   dataDir: string;
   cacheMaxBytes: number;
+  /** Longest time one image's thumbnail may take (sharp's timeout; 413 beyond). */
+  timeoutSeconds: number;
 }) {
   const cache = new DiskCache(join(deps.dataDir, "thumbnails"), deps.cacheMaxBytes, ".webp");
   const queue = createJobQueue({ concurrency: CONCURRENCY });
@@ -38,7 +40,8 @@ export function createThumbnailService(deps: {
   /** Renders from the one opened and checked file (see OpenedContent.open), whatever reads it. */
   async function render(content: OpenedContent, size: number): Promise<Buffer> {
     const type = content.row.mime_type;
-    const thumbnail = (input: Parameters<typeof webpThumbnail>[0]) => webpThumbnail(input, size);
+    const thumbnail = (input: Parameters<typeof webpThumbnail>[0]) =>
+      webpThumbnail(input, size, deps.timeoutSeconds);
     if (THUMBNAIL_IMAGE_TYPES.has(type)) return withOpened(content, thumbnail);
     if (type.startsWith("video/")) {
       const frame = await withOpened(content, (file) => deps.tools.posterFrame(file));

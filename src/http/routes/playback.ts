@@ -89,7 +89,7 @@ const thumbnail = createRoute({
   security: SECURED,
   summary: "A WebP thumbnail of an image (never SVG) or a poster frame of a video, fitting in size×size",
   description:
-    "Made on first request (at most two at once) and cached on disk; ETag and 304. 400 for other types and unreadable images; 413 for images over 100 megapixels; 503 when sharp or ffmpeg is missing.",
+    "Made on first request (at most two at once) and cached on disk; ETag and 304. 400 for other types and unreadable images; 413 for images over 100 megapixels or taking longer than media.thumbnail_timeout_seconds to decode; 503 when sharp or ffmpeg is missing.",
   request: { params: FileIdParam, query: ThumbnailQuery },
   responses: {
     200: {
