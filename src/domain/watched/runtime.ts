@@ -17,6 +17,14 @@ import type { FolderProgress, WatchedFolderRow, WatchedRepo } from "./watched.re
 
 /** How often an offline folder's host path is probed for its return. */
 const OFFLINE_PROBE_MS = 3000;
+/** A probe unanswered this long (ms) says so in the folder's status: its mount hangs. */
+const PROBE_HUNG_MS = 5000;
+/**
+ * Probes awaiting an answer, all folders together, at most: a probe of a
+ * hung mount holds one of libuv's four pool threads until the mount answers,
+ * and a fifth never starts, whatever the number of hung folders.
+ */
+const MAX_PROBES_OUT = 2;
 /** Fraction of the kernel's inotify budget one folder may take before Attic polls instead. */
 const WATCH_BUDGET = 0.8;
 
@@ -46,6 +54,8 @@ interface FolderState {
   pollTimer?: NodeJS.Timeout;
   pollReason?: string;
   probeTimer?: NodeJS.Timeout;
+  /** A probe of the host path is awaiting its answer (see probe). */
+  probing?: boolean;
   hashing: boolean;
   hashAgain?: boolean;
   /** The running hash pass (awaited when the folder stops). */
@@ -69,6 +79,8 @@ export function createWatchRuntime(deps: RuntimeDeps) {
   const { repo, cfg, log, metrics } = deps;
   const excluded = excluder(cfg.exclude, cfg.include_dotfiles);
   const states = new Map<string, FolderState>();
+  /** Probes awaiting an answer, all folders together (MAX_PROBES_OUT at most). */
+  let probesOut = 0;
   let closed = false;
   /** Whether some folder of this process is scanning (background work waits for it). */
   const anyScanning = () => [...states.values()].some((x) => x.status === "scanning");
@@ -195,9 +207,35 @@ export function createWatchRuntime(deps: RuntimeDeps) {
     st.probeTimer.unref();
   }
 
+  /**
+   * Checks whether an offline folder's host path is back, and scans it when
+   * it is. On a network mount that hangs (an NFS share whose server is gone,
+   * an automount of an unreachable host), the realpath never returns and
+   * holds a thread of libuv's pool meanwhile: a new probe each tick took all
+   * four within seconds and stalled every file operation of the server. So a
+   * folder has one probe out at most, all folders MAX_PROBES_OUT, and a probe
+   * unanswered for PROBE_HUNG_MS says so in the folder's status.
+   */
   async function probe(st: FolderState): Promise<void> {
+    if (st.probing || probesOut >= MAX_PROBES_OUT) return;
     const row = repo.getById(st.id);
-    if (!row || (await realDir(row.path)) !== row.path) return;
+    if (!row) return;
+    st.probing = true;
+    probesOut++;
+    const hung = setTimeout(() => {
+      if (st.status === "offline")
+        setStatus(st, "offline", `${row.path} does not answer (a network mount that hangs?)`);
+    }, PROBE_HUNG_MS);
+    hung.unref();
+    let back: boolean;
+    try {
+      back = (await realDir(row.path)) === row.path;
+    } finally {
+      clearTimeout(hung);
+      st.probing = false;
+      probesOut--;
+    }
+    if (!back || !st.probeTimer) return;
     clearInterval(st.probeTimer);
     st.probeTimer = undefined;
     void scan(st.id, false);
