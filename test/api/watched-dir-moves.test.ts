@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser, GOOD_PASSWORD, type Session } from "../helpers/accounts.ts";
 import { ADMIN_PASSWORD, startServer, type TestServer } from "../helpers/server.ts";
-import { folders, hostTree, hostTreeAsync, waitFor, write } from "./watched.helpers.ts";
+import { dbRows, folders, hostTree, hostTreeAsync, waitFor, write } from "./watched.helpers.ts";
 
 /**
  * A folder renamed or moved on the host, inside its watched folder, is the
@@ -241,14 +241,7 @@ describe("a big private folder moved on the host", () => {
     const f = folders(s, token);
     const { body } = await f.create({ name: "Disk", path: root });
     await f.settled(body.id);
-    const query = <T>(sql: string, ...params: unknown[]): T[] => {
-      const db = new Database(join(s.dataDir, "attic.db"), { readonly: true });
-      try {
-        return db.prepare(sql).all(...params) as T[];
-      } finally {
-        db.close();
-      }
-    };
+    const query = <T>(sql: string, ...params: unknown[]): T[] => dbRows<T>(s, sql, ...params);
     const [big] = query<{ id: string }>(
       "SELECT id FROM files WHERE watched_folder_id = ? AND host_rel_path = 'Big'",
       body.id,

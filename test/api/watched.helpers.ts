@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import Database from "better-sqlite3";
 import type { TestServer } from "../helpers/server.ts";
 
 /** Polls `fn` every 100 ms until `ok` holds (bounded: throws with the last value after `ms`). */
@@ -90,4 +91,14 @@ export function folders(s: TestServer, token: string) {
       );
     },
   };
+}
+
+/** Rows of `s`'s database, read on a read-only connection of the test's own. */
+export function dbRows<T>(s: TestServer, sql: string, ...params: unknown[]): T[] {
+  const db = new Database(join(s.dataDir, "attic.db"), { readonly: true });
+  try {
+    return db.prepare(sql).all(...params) as T[];
+  } finally {
+    db.close();
+  }
 }

@@ -2,11 +2,10 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { register } from "../helpers/accounts.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { folders, hostTree, hostTreeAsync, waitFor, write } from "./watched.helpers.ts";
+import { dbRows, folders, hostTree, hostTreeAsync, waitFor, write } from "./watched.helpers.ts";
 
 describe("watched folders", () => {
   let s: TestServer;
@@ -220,14 +219,7 @@ describe("watched folders", () => {
     return body as { id: string; directory_id: string };
   };
   /** Rows of the server's database, read on a connection of the test's own. */
-  const query = <T>(sql: string, ...params: unknown[]): T[] => {
-    const db = new Database(join(s.dataDir, "attic.db"), { readonly: true });
-    try {
-      return db.prepare(sql).all(...params) as T[];
-    } finally {
-      db.close();
-    }
-  };
+  const query = <T>(sql: string, ...params: unknown[]): T[] => dbRows<T>(s, sql, ...params);
 
   it("renamed while its first scan runs: every row scanned lands under the new name", async () => {
     const folder = await scanning("Early");
